@@ -1,0 +1,37 @@
+"""Shared facts about the book for the tests: where things are and which notebooks are real."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOK_DIR = ROOT / "notebooks"
+
+
+def toc_files() -> list[str]:
+    """Every `file:` entry of _toc.yml, in reading order, without suffix."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+    for part in toc.get("parts", []):
+        files += [entry["file"] for entry in part.get("chapters", [])]
+    return files
+
+
+def notebook_paths() -> list[Path]:
+    return sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+
+
+def load_notebook(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def is_stub(nb: dict) -> bool:
+    """A chapter not yet written carries `"book": {"stub": true}` in its metadata."""
+    return bool(nb.get("metadata", {}).get("book", {}).get("stub", False))
+
+
+def real_notebook_paths() -> list[Path]:
+    return [p for p in notebook_paths() if not is_stub(load_notebook(p))]
