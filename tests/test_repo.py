@@ -28,8 +28,10 @@ IGNORED = {".venv", "_build", ".pytest_cache", ".ruff_cache", "__pycache__"}
 def readme_commands() -> list[str]:
     """Shell lines of the README's code blocks, in order."""
     readme = (ROOT / "README.md").read_text()
-    blocks = re.findall(r"```(?:bash|sh|console)\n(.*?)```", readme, flags=re.S)
-    return [line.strip() for block in blocks for line in block.splitlines() if line.strip()]
+    blocks = re.findall(r"```(?:bash|sh|console)\n(.*?)```", readme, flags=re.DOTALL)
+    return [
+        line.strip() for block in blocks for line in block.splitlines() if line.strip()
+    ]
 
 
 def test_readme_starts_with_the_two_commands():
@@ -38,7 +40,7 @@ def test_readme_starts_with_the_two_commands():
 
 def test_ci_runs_make_test_and_nothing_the_readme_lacks():
     script = (ROOT / ".ci" / "run").read_text()
-    make_calls = re.findall(r"^\s*(make [\w\- ]+?)\s*$", script, flags=re.M)
+    make_calls = re.findall(r"^\s*(make [\w\- ]+?)\s*$", script, flags=re.MULTILINE)
     assert make_calls == ["make test"]
     readme = (ROOT / "README.md").read_text()
     assert "apt-get install" in script and "chromium" in script
@@ -79,13 +81,17 @@ def test_requirements_pin_everything_exactly():
         for line in (ROOT / "requirements.txt").read_text().splitlines()
         if line.strip() and not line.startswith("#")
     ]
-    assert all("==" in line for line in lines), [line for line in lines if "==" not in line]
+    assert all("==" in line for line in lines), [
+        line for line in lines if "==" not in line
+    ]
     assert pinned()["torch"] == "2.13.0"
     assert pinned()["jupyter-book"].startswith("1.")
 
 
 def test_pre_commit_hooks_match_the_pins():
     config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())
-    revs = {repo["repo"].rstrip("/").split("/")[-1]: repo["rev"] for repo in config["repos"]}
+    revs = {
+        repo["repo"].rstrip("/").split("/")[-1]: repo["rev"] for repo in config["repos"]
+    }
     assert revs["ruff-pre-commit"].lstrip("v") == pinned()["ruff"]
     assert revs["codespell"].lstrip("v") == pinned()["codespell"]

@@ -15,7 +15,15 @@ from urllib.parse import unquote, urljoin, urlparse
 import pytest
 import yaml
 from playwright.sync_api import sync_playwright
-from site_helpers import CHROMIUM, CHROMIUM_ARGS, HTML, ROOT, is_local, served_site, site_pages
+from site_helpers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    HTML,
+    ROOT,
+    is_local,
+    served_site,
+    site_pages,
+)
 
 PAGES = site_pages()
 NOTEBOOK_PAGES = [p for p in PAGES if p.startswith("notebooks/")]
@@ -32,7 +40,9 @@ def base_url():
 @pytest.fixture(scope="module")
 def browser():
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS
+        )
         yield browser
         browser.close()
 
@@ -158,7 +168,11 @@ def test_no_serious_accessibility_violations(visit, path):
     v.page.add_script_tag(content=AXE)
     result = v.page.evaluate("async () => await axe.run(document)")
     serious = [
-        {"id": r["id"], "impact": r["impact"], "nodes": [n["target"] for n in r["nodes"][:3]]}
+        {
+            "id": r["id"],
+            "impact": r["impact"],
+            "nodes": [n["target"] for n in r["nodes"][:3]],
+        }
         for r in result["violations"]
         if r["impact"] in {"serious", "critical"}
     ]
@@ -194,7 +208,11 @@ def test_every_internal_link_and_anchor_resolves():
             target = urlparse(href)
             if target.scheme or href.startswith(("mailto:", "//", "javascript:")):
                 continue
-            file = (source.parent / unquote(target.path)).resolve() if target.path else source
+            file = (
+                (source.parent / unquote(target.path)).resolve()
+                if target.path
+                else source
+            )
             if not file.exists():
                 broken.append(f"{page}: {href} (no such file)")
                 continue

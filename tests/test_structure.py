@@ -18,7 +18,9 @@ from conftest import (
 )
 
 MAX_NOTEBOOK_BYTES = 1_000_000
-MACHINE_PATH = re.compile(r"(/tmp/|/root/|/home/|/work/|/Users/|/private/var/|[A-Z]:\\)")
+MACHINE_PATH = re.compile(
+    r"(/tmp/|/root/|/home/|/work/|/Users/|/private/var/|[A-Z]:\\)"
+)
 TRACEBACK_MARK = "Traceback (most recent call last)"
 
 ALL = notebook_paths()
@@ -156,13 +158,17 @@ def test_raises_exception_cells_do_raise(path):
 
 def repo_module_names() -> set[str]:
     names = {p.stem for p in ROOT.glob("*.py")}
-    names |= {p.name for p in ROOT.iterdir() if p.is_dir() and not p.name.startswith(".")}
+    names |= {
+        p.name for p in ROOT.iterdir() if p.is_dir() and not p.name.startswith(".")
+    }
     return names - {"notebooks"} | {"notebooks", "tests", "conftest", "book"}
 
 
 def python_source(cell: dict) -> str:
     lines = "".join(cell["source"]).splitlines()
-    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in lines)
+    return "\n".join(
+        "" if line.lstrip().startswith(("%", "!")) else line for line in lines
+    )
 
 
 @pytest.mark.parametrize("path", REAL, ids=ids(REAL))
@@ -200,7 +206,9 @@ def test_has_device_helper_and_seed(path):
 @pytest.mark.parametrize("path", REAL, ids=ids(REAL))
 def test_figures_are_captioned(path):
     for i, cell in code_cells(load_notebook(path)):
-        has_image = any("image/png" in o.get("data", {}) for o in cell.get("outputs", []))
+        has_image = any(
+            "image/png" in o.get("data", {}) for o in cell.get("outputs", [])
+        )
         if has_image:
             figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
             assert figure.get("caption") and figure.get("name"), f"cell {i}: no caption"
