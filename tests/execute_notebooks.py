@@ -3,6 +3,7 @@
 Used by ``make execute``. Each notebook runs in a fresh kernel with the notebook's
 folder as working directory. After execution the script:
 
+* joins stream chunks that the kernel split at random;
 * drops per-cell execution timestamps and volatile notebook metadata;
 * shortens every traceback to its last line (``Name: message``), so stored error
   outputs show what a reader meets without machine paths;
@@ -26,6 +27,23 @@ KERNEL_METADATA = {
 }
 
 
+def merge_streams(outputs: list) -> list:
+    """Join consecutive stdout (or stderr) chunks, which the kernel splits at random."""
+    merged = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (
+            previous is not None
+            and output.output_type == "stream"
+            and previous.output_type == "stream"
+            and previous.name == output.name
+        ):
+            previous.text += output.text
+        else:
+            merged.append(output)
+    return merged
+
+
 def normalise(nb: nbformat.NotebookNode) -> None:
     keep = {key: nb.metadata[key] for key in ("book", "colab") if key in nb.metadata}
     nb.metadata = nbformat.from_dict({**KERNEL_METADATA, **keep})
@@ -34,7 +52,8 @@ def normalise(nb: nbformat.NotebookNode) -> None:
         cell.metadata.pop("collapsed", None)
         if cell.cell_type != "code":
             continue
-        for output in cell.get("outputs", []):
+        cell.outputs = merge_streams(cell.get("outputs", []))
+        for output in cell.outputs:
             output.get("metadata", {}).pop("execution", None)
             if output.output_type == "error":
                 output.traceback = [f"{output.ename}: {output.evalue}"]
