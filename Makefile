@@ -14,7 +14,7 @@ PORT ?= 8000
 JB_FLAGS := --builder html -n -W --keep-going
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: book test execute serve bench clean lint nbval structure site browser workflows help
+.PHONY: book test execute serve bench clean lint nbval checks site workflows help
 
 help:
 	@sed -n '1,6p' Makefile
@@ -44,8 +44,8 @@ workflows: $(STAMP)
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 	$(BIN)/pre-commit validate-config .pre-commit-config.yaml
 
-structure: $(STAMP)
-	$(BIN)/pytest -q tests/test_structure.py tests/test_repo.py
+checks: $(STAMP)
+	$(BIN)/pytest -q tests --ignore=tests/test_site.py -p no:cacheprovider
 
 nbval: $(STAMP)
 	$(BIN)/pytest -q --nbval $(NB) --sanitize-with tests/sanitize.cfg -n 2 --dist loadscope -p no:cacheprovider
@@ -53,7 +53,7 @@ nbval: $(STAMP)
 site: book
 	$(BIN)/pytest -q tests/test_site.py
 
-test: lint workflows structure nbval site
+test: lint workflows checks nbval site
 
 bench: $(STAMP)
 	$(BIN)/python tests/bench.py
