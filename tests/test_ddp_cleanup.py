@@ -1,15 +1,19 @@
 """Chapter 7's launcher: a failing or hanging rank ends the call in bounded time, and no process survives.
 
-The test runs the notebook's own code: its setup cell and the code cell tagged ``ddp-launcher``. It starts
-two launches at the same time (which also shows that concurrent ``--standalone`` launches do not collide):
-in one, rank 1 raises while rank 0 waits for it in a barrier; in the other, rank 1 hangs after rank 0 has
-finished. Every process the launches start carries a unique token in its environment, so that survivors are
-found wherever they were re-parented.
+The test runs the notebook's own code: its setup cell and then every code cell tagged ``ddp-launcher``, in
+notebook order. The launcher pastes some of those functions into the rank script with ``inspect.getsource``,
+so each cell's source is registered in ``linecache`` under a name of its own, as Jupyter does for its cells.
+
+The test starts two launches at the same time (which also shows that concurrent ``--standalone`` launches do
+not collide): in one, rank 1 raises while rank 0 waits for it in a barrier; in the other, rank 1 hangs after
+rank 0 has finished. Every process the launches start carries a unique token in its environment, so that
+survivors are found wherever they were re-parented.
 """
 
 from __future__ import annotations
 
 import json
+import linecache
 import threading
 import time
 import uuid
@@ -51,17 +55,21 @@ def rank_one_hangs(rank, world_size, device):
 
 
 def launcher_namespace() -> dict:
-    """Run the notebook's setup cell and its ddp-launcher cell; return the names they define."""
+    """Run the notebook's setup cell and its ddp-launcher cells; return the names they define."""
     nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
     code = [cell for cell in nb["cells"] if cell["cell_type"] == "code"]
     tagged = [
         c for c in code if "ddp-launcher" in c.get("metadata", {}).get("tags", [])
     ]
-    assert len(tagged) == 1, "exactly one code cell must carry the ddp-launcher tag"
+    assert tagged, "the launcher's code cells must carry the ddp-launcher tag"
     namespace: dict = {"__name__": "chapter_7_launcher"}
-    for cell in (code[0], tagged[0]):
+    for number, cell in enumerate([code[0], *tagged]):
         source = "".join(cell["source"])
-        exec(compile(source, str(NOTEBOOK), "exec"), namespace)  # noqa: S102 (the book's own code)
+        filename = f"<{NOTEBOOK.name}: launcher cell {number}>"
+        lines = source.splitlines(keepends=True)
+        linecache.cache[filename] = (len(source), None, lines, filename)
+        exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (the book's own code)
+    assert "run_on_ranks" in namespace, "no ddp-launcher cell defines run_on_ranks"
     return namespace
 
 
