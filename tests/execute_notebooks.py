@@ -59,13 +59,8 @@ def normalise(nb: nbformat.NotebookNode) -> None:
                 output.traceback = [f"{output.ename}: {output.evalue}"]
 
 
-def execute(path: Path, timeout: int) -> float:
-    nb = nbformat.read(path, as_version=4)
-    env_device = os.environ.get("BOOK_DEVICE")
-    if env_device:
-        print(
-            f"note: BOOK_DEVICE={env_device} is set; stored outputs should come from CPU runs"
-        )
+def run(nb: nbformat.NotebookNode, path: Path, timeout: int) -> float:
+    """Execute `nb` (read from `path`) in a fresh kernel, in place; return the seconds it took."""
     client = NotebookClient(
         nb,
         timeout=timeout,
@@ -74,7 +69,17 @@ def execute(path: Path, timeout: int) -> float:
     )
     start = time.perf_counter()
     client.execute()
-    elapsed = time.perf_counter() - start
+    return time.perf_counter() - start
+
+
+def execute(path: Path, timeout: int) -> float:
+    nb = nbformat.read(path, as_version=4)
+    env_device = os.environ.get("BOOK_DEVICE")
+    if env_device:
+        print(
+            f"note: BOOK_DEVICE={env_device} is set; stored outputs should come from CPU runs"
+        )
+    elapsed = run(nb, path, timeout)
     normalise(nb)
     nbformat.write(nb, path)
     return elapsed
