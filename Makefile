@@ -12,9 +12,17 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 NB ?= $(NOTEBOOKS)
 PORT ?= 8000
 JB_FLAGS := --builder html -n -W --keep-going
-CHROMIUM ?= /usr/bin/chromium
+# The supported torch range, oldest and newest release: `make compat` runs the notebooks on each.
+COMPAT_RELEASES := 2.6.0 2.14.1
+TORCH ?= $(lastword $(COMPAT_RELEASES))
+COMPAT := .compat/torch-$(TORCH)
+# What the notebooks import, plus what runs them, at the versions requirements.txt pins.
+COMPAT_PINS = $(shell grep -iE '^(numpy|matplotlib|safetensors|nbval|pytest|pytest-xdist|ipykernel)==' requirements.txt)
+# Every pytest call carries -W error: a warning in our own test run is a failure.
+NBVAL_STRICT = $(BIN)/pytest -q -W error -p no:cacheprovider --nbval $(NB) --nbval-sanitize-with tests/sanitize.cfg -n 2 --dist loadscope
+RECORDS := _build/records
 
-.PHONY: book test execute serve bench clean lint nbval checks site workflows help
+.PHONY: translations book test execute serve lab live bench clean lint nbval checks site workflows help browser verified record compat compat-all
 
 help:
 	@sed -n '1,6p' Makefile
@@ -27,6 +35,10 @@ $(STAMP): requirements.txt
 
 book: $(STAMP)
 	$(BIN)/jupyter-book build . $(JB_FLAGS)
+	$(BIN)/python tests/korean.py build
+	$(BIN)/jupyter-book build . --config _build/ko/_config.yml --toc _build/ko/_toc.yml --path-output _build/ko $(JB_FLAGS)
+	$(BIN)/python tests/korean.py publish
+	$(BIN)/python book/_ext/offline_archive.py _build/html
 
 execute: $(STAMP)
 	$(BIN)/python tests/execute_notebooks.py $(NB)
@@ -35,28 +47,76 @@ serve:
 	@test -d _build/html || { echo "no _build/html: run 'make book' first" >&2; exit 1; }
 	$(BIN)/python -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
 
+# The chapters in JupyterLab (pinned in requirements.txt) from .venv, on 127.0.0.1:8888 (PORT=... to
+# choose). A taken port is reported and the next free one used. LAB_ARGS=--no-browser, say, passes on.
+LAB_PORT = $(if $(filter file,$(origin PORT)),8888,$(PORT))
+ALLOW_ROOT = $(if $(filter 0,$(shell id -u)),--allow-root)
+lab:
+	@test -x $(BIN)/jupyter-lab || { echo "no JupyterLab in $(VENV): run 'make book' first" >&2; exit 1; }
+	$(BIN)/jupyter-lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) --ServerApp.root_dir=notebooks $(ALLOW_ROOT) $(LAB_ARGS)
+
+# The built site with live code: the Live Code button runs the cells in a Jupyter server on 127.0.0.1
+# (see book/_ext/live_code.py); the site on PORT, or on a free port when PORT is taken.
+live:
+	@test -d _build/html || { echo "no _build/html: run 'make book' first" >&2; exit 1; }
+	$(BIN)/python book/_ext/live_code.py --port $(PORT)
+
 lint: $(STAMP)
 	$(BIN)/ruff check notebooks tests
 	$(BIN)/ruff format --check notebooks tests
-	$(BIN)/codespell --skip "mathjax,vendor,*.png,*.bib" --ignore-regex '"image/png": "[^"]*"' README.md book notebooks tests .github
+	$(BIN)/codespell --skip "mathjax,thebe,vendor,*.png,*.bib" --ignore-regex '"image/png": "[^"]*"' README.md book notebooks tests .github
 
 workflows: $(STAMP)
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 	$(BIN)/pre-commit validate-config .pre-commit-config.yaml
 
-checks: $(STAMP)
-	$(BIN)/pytest -q tests --ignore=tests/test_site.py -p no:cacheprovider
+checks: $(STAMP) browser
+	$(BIN)/pytest -q -W error tests --ignore=tests/test_site.py --ignore=tests/test_interactive.py --ignore=tests/test_record.py -p no:cacheprovider
 
 nbval: $(STAMP)
-	$(BIN)/pytest -q --nbval $(NB) --sanitize-with tests/sanitize.cfg -n 2 --dist loadscope -p no:cacheprovider
+	$(NBVAL_STRICT)
 
-site: book
-	$(BIN)/pytest -q tests/test_site.py
+# A Chromium for the browser tests: the one found by tests/browser.py, else Debian's package (root or
+# passwordless sudo), else Playwright's managed browser.
+browser: $(STAMP)
+	@$(BIN)/python tests/browser.py install
 
-test: lint workflows checks nbval site
+# Every browser test, on 2 workers; each page's checks stay on the worker that loaded it (xdist_group).
+SITE_TESTS := tests/test_site.py $(wildcard tests/test_interactive.py)
+site: book browser
+	$(BIN)/pytest -q -W error -p no:cacheprovider -n 2 --dist loadgroup $(SITE_TESTS)
 
-bench: $(STAMP)
-	$(BIN)/python tests/bench.py
+# The recorded runs in book/records/ match the notebooks, and every chapter page shows them.
+verified: book
+	$(BIN)/pytest -q -W error tests/test_record.py -p no:cacheprovider
+
+# Strict nbval on the pinned torch, recorded in book/records/ (NB=... records those notebooks only).
+record: $(STAMP)
+	@mkdir -p $(RECORDS)
+	$(NBVAL_STRICT) --junitxml=$(RECORDS)/strict.xml; status=$$?; \
+	  $(BIN)/python tests/record.py $(RECORDS)/strict.xml --mode strict && exit $$status
+
+# Every notebook under lax nbval (asserts and exceptions, not printed text) on TORCH=x.y.z, recorded.
+.compat/torch-%/.installed: requirements.txt
+	test -x .compat/torch-$*/bin/python || $(PYTHON) -m venv .compat/torch-$*
+	.compat/torch-$*/bin/python -m pip install --quiet torch==$* $(COMPAT_PINS)
+	touch $@
+
+compat: $(COMPAT)/.installed
+	@mkdir -p $(RECORDS)
+	$(COMPAT)/bin/python -m pytest -q -W error -p no:cacheprovider --nbval-lax --nbval-current-env $(NB) -n 2 --dist loadscope --junitxml=$(RECORDS)/lax-$(TORCH).xml; status=$$?; \
+	  $(COMPAT)/bin/python tests/record.py $(RECORDS)/lax-$(TORCH).xml --mode lax && exit $$status
+
+compat-all:
+	$(foreach release,$(COMPAT_RELEASES),$(MAKE) compat TORCH=$(release) &&) true
+
+test: lint workflows checks nbval site verified
+
+translations: $(STAMP)
+	$(BIN)/python tests/korean.py status
+
+bench: book
+	$(BIN)/python tests/bench.py $(BENCH_ARGS)
 
 clean:
 	rm -rf _build .pytest_cache .ruff_cache

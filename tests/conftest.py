@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,3 +36,21 @@ def is_stub(nb: dict) -> bool:
 
 def real_notebook_paths() -> list[Path]:
     return [p for p in notebook_paths() if not is_stub(load_notebook(p))]
+
+
+def _drives_a_browser(item) -> bool:
+    module = getattr(item, "module", None)
+    return module is not None and any(
+        getattr(value, "__module__", "").startswith("playwright")
+        for value in vars(module).values()
+    )
+
+
+def pytest_collection_finish(session):
+    """Browser tests without a browser: stop once, saying what to do, not one traceback per test."""
+    if any(_drives_a_browser(item) for item in session.items):
+        from browser import missing_browser
+
+        problem = missing_browser()
+        if problem:
+            pytest.exit(problem, returncode=pytest.ExitCode.USAGE_ERROR)

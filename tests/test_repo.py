@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 
 import yaml
-from conftest import ROOT
+from conftest import ROOT, load_notebook, real_notebook_paths
 
 TOP_LEVEL = {
+    ".binder",
     ".ci",
     ".git",
     ".github",
@@ -22,7 +23,15 @@ TOP_LEVEL = {
     "requirements.txt",
     "tests",
 }
-IGNORED = {".venv", "_build", ".pytest_cache", ".ruff_cache", "__pycache__"}
+IGNORED = {
+    ".venv",
+    ".compat",
+    ".whl",
+    "_build",
+    ".pytest_cache",
+    ".ruff_cache",
+    "__pycache__",
+}
 
 
 def readme_commands() -> list[str]:
@@ -42,9 +51,60 @@ def test_ci_runs_make_test_and_nothing_the_readme_lacks():
     script = (ROOT / ".ci" / "run").read_text()
     make_calls = re.findall(r"^\s*(make [\w\- ]+?)\s*$", script, flags=re.MULTILINE)
     assert make_calls == ["make test"]
+    # make does the set-up itself: nothing is installed by the CI script or by hand.
+    assert "apt-get" not in script and "pip install" not in script
     readme = (ROOT / "README.md").read_text()
-    assert "apt-get install" in script and "chromium" in script
-    assert "apt-get install -y chromium" in readme
+    assert "sudo apt-get install" not in readme
+
+
+def makefile_rules() -> dict[str, str]:
+    """target -> its prerequisites, for the Makefile's plain rules."""
+    text = (ROOT / "Makefile").read_text()
+    return dict(re.findall(r"^([\w.-]+):(?!=)[ \t]*(.*)$", text, flags=re.MULTILINE))
+
+
+def test_make_test_provides_the_browser_before_the_browser_tests():
+    rules = makefile_rules()
+    assert "site" in rules["test"].split()
+    assert "browser" in rules["site"].split()
+    assert "tests/browser.py install" in (ROOT / "Makefile").read_text()
+
+
+def makefile_pytest_calls() -> list[str]:
+    """Every Makefile line that runs pytest (recipes and the variables recipes expand)."""
+    lines = (ROOT / "Makefile").read_text().splitlines()
+    return [
+        line
+        for line in lines
+        if not line.lstrip().startswith("#")
+        and re.search(r"(/pytest\b|-m pytest\b)", line)
+    ]
+
+
+def test_every_pytest_call_in_the_makefile_fails_on_a_warning():
+    calls = makefile_pytest_calls()
+    assert len(calls) >= 5, calls
+    for call in calls:
+        assert re.search(r"(-W error\b|filterwarnings=error)", call), call
+    text = (ROOT / "Makefile").read_text()
+    assert "--sanitize-with" not in text.replace("--nbval-sanitize-with", "")
+
+
+def test_the_supported_range_is_stated_and_tested_at_both_ends():
+    text = (ROOT / "Makefile").read_text()
+    releases = re.search(r"^COMPAT_RELEASES := (.+)$", text, flags=re.MULTILINE)
+    oldest, newest = releases.group(1).split()
+    assert oldest.startswith("2.6.")
+    short = [".".join(v.split(".")[:2]) for v in (oldest, newest)]
+    for page in ("README.md", "book/intro.md"):
+        body = (ROOT / page).read_text()
+        assert f"torch {short[0]} to {short[1]}" in body, page
+        assert oldest in body and newest in body, page
+    workflow = yaml.safe_load((ROOT / ".github/workflows/compat.yml").read_text())
+    job = workflow["jobs"]["compat"]
+    assert [str(v) for v in job["strategy"]["matrix"]["torch"]] == [oldest, newest]
+    runs = " ".join(step.get("run", "") for step in job["steps"])
+    assert "make compat TORCH=${{ matrix.torch }}" in runs
 
 
 def test_github_cpu_job_runs_make_test():
@@ -95,3 +155,46 @@ def test_pre_commit_hooks_match_the_pins():
     }
     assert revs["ruff-pre-commit"].lstrip("v") == pinned()["ruff"]
     assert revs["codespell"].lstrip("v") == pinned()["codespell"]
+
+
+def makefile_recipes() -> dict[str, tuple[list[str], str]]:
+    """target -> (prerequisites, recipe text) for the Makefile's plain rules."""
+    rules: dict[str, tuple[list[str], str]] = {}
+    target = None
+    for line in (ROOT / "Makefile").read_text().splitlines():
+        match = re.match(r"^([\w.$()/%-]+):(?!=)[ \t]*(.*)$", line)
+        if match:
+            target = match.group(1)
+            rules[target] = (match.group(2).split(), "")
+        elif line.startswith("\t") and target:
+            prereqs, recipe = rules[target]
+            rules[target] = (prereqs, recipe + line + "\n")
+        elif not line.strip().startswith("#"):
+            target = None
+    return rules
+
+
+def test_make_test_never_rewrites_the_record():
+    rules = makefile_recipes()
+    seen, todo = set(), ["test"]
+    while todo:
+        target = todo.pop()
+        if target in seen or target not in rules:
+            continue
+        seen.add(target)
+        prereqs, recipe = rules[target]
+        assert "tests/record.py" not in recipe and "--junitxml" not in recipe, target
+        todo += prereqs
+    assert {"nbval", "site", "verified"} <= seen
+    assert all("tests/record.py" in rules[t][1] for t in ("record", "compat"))
+
+
+def test_every_setup_cell_stops_below_the_oldest_supported_release():
+    text = (ROOT / "Makefile").read_text()
+    oldest = re.search(r"^COMPAT_RELEASES := (\S+)", text, flags=re.MULTILINE).group(1)
+    floor = ".".join(oldest.split(".")[:2])
+    for path in real_notebook_paths():
+        code = [c for c in load_notebook(path)["cells"] if c["cell_type"] == "code"]
+        setup = "".join(code[0]["source"])
+        assert f'if torch.__version__ < "{floor}":' in setup, path.stem
+        assert f"needs torch {floor} or newer" in setup, path.stem

@@ -16,6 +16,7 @@ from conftest import (
     real_notebook_paths,
     toc_files,
 )
+from test_launch import NOTEBOOK_PACKAGES
 
 MAX_NOTEBOOK_BYTES = 1_000_000
 MACHINE_PATH = re.compile(
@@ -156,7 +157,8 @@ def test_raises_exception_cells_do_raise(path):
             assert "error" in kinds, f"cell {i} is tagged raises-exception but did not"
 
 
-INSTALLED = {"torch", "numpy", "matplotlib", "safetensors", "IPython"}
+# What Colab preinstalls: declared once, in tests/test_launch.py, which holds Binder to it too.
+INSTALLED = NOTEBOOK_PACKAGES
 
 
 def repo_module_names() -> set[str]:

@@ -1,0 +1,387 @@
+"""Answers that tests/test_exercises.py runs through chapter 06's checkers."""
+
+NOTEBOOK = "06_gpus"
+CASES = [
+    # id, the check call, the answer's source, and what the single printed line must contain.
+    # Right answers: expect "✓ correct". Wrong answers: expect the hint text (the line must start with "✗").
+    # --- try_accelerator(i) ---
+    (
+        "accel-guarded-by-is-available",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    if torch.accelerator.is_available() and i < torch.accelerator.device_count():
+        kind = torch.accelerator.current_accelerator().type
+        return torch.device(f"{kind}:{i}")
+    return torch.device("cpu")
+""",
+        "✓ correct",
+    ),
+    (
+        "accel-range-check",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i: int = 0) -> torch.device:
+    count = torch.accelerator.device_count()
+    if i not in range(count):
+        return torch.device("cpu")
+    return torch.device(torch.accelerator.current_accelerator().type, index=i)
+""",
+        "✓ correct",
+    ),
+    (
+        "accel-cuda-only-d2l",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    if torch.cuda.device_count() > i:
+        return torch.device(f"cuda:{i}")
+    return torch.device("cpu")
+""",
+        "rather than torch.cuda",
+    ),
+    (
+        "accel-no-count-check",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    if torch.accelerator.is_available():
+        return torch.device(torch.accelerator.current_accelerator().type, i)
+    return torch.device("cpu")
+""",
+        "compare i with torch.accelerator.device_count()",
+    ),
+    (
+        "accel-unguarded-current",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    kind = torch.accelerator.current_accelerator()
+    if kind is not None and torch.accelerator.device_count() > i:
+        return torch.device(kind.type, i)
+    return torch.device("cpu")
+""",
+        "torch 2.6 raises here",
+    ),
+    (
+        "accel-no-fallback",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    return torch.device(f"cuda:{i}")
+""",
+        "fall back to torch.device('cpu')",
+    ),
+    (
+        "accel-ignores-index",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    if torch.accelerator.device_count() > i:
+        return torch.device(torch.accelerator.current_accelerator().type)
+    return torch.device("cpu")
+""",
+        "put the index i into the device",
+    ),
+    (
+        "accel-returns-string",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    if torch.accelerator.device_count() > i:
+        return f"{torch.accelerator.current_accelerator().type}:{i}"
+    return "cpu"
+""",
+        "return a torch.device",
+    ),
+    # --- to_device(batch, device, non_blocking) ---
+    (
+        "to-device-match",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    match batch:
+        case torch.Tensor():
+            return batch.to(device, non_blocking=non_blocking)
+        case dict():
+            return {k: to_device(v, device, non_blocking) for k, v in batch.items()}
+        case list():
+            return [to_device(v, device, non_blocking) for v in batch]
+        case tuple():
+            return tuple(to_device(v, device, non_blocking) for v in batch)
+        case _:
+            return batch
+""",
+        "✓ correct",
+    ),
+    (
+        "to-device-type-rebuild",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    move = lambda value: to_device(value, device, non_blocking=non_blocking)
+    if torch.is_tensor(batch):
+        return batch.to(device=device, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        return type(batch)((key, move(value)) for key, value in batch.items())
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(map(move, batch))
+    return batch
+""",
+        "✓ correct",
+    ),
+    (
+        "to-device-discards-result",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        batch.to(device, non_blocking=non_blocking)  # as if it worked like module.to
+        return batch
+    if isinstance(batch, dict):
+        return {k: to_device(v, device, non_blocking) for k, v in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device, non_blocking) for v in batch)
+    return batch
+""",
+        "tensor.to() returns a copy",
+    ),
+    (
+        "to-device-no-recursion",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in batch.items()}
+    return batch
+""",
+        "recurse into dict values, lists and tuples",
+    ),
+    (
+        "to-device-tuples-become-lists",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        return {k: to_device(v, device, non_blocking) for k, v in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return [to_device(v, device, non_blocking) for v in batch]
+    return batch
+""",
+        "rebuild each with its own type",
+    ),
+    (
+        "to-device-in-place",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        for key, value in batch.items():
+            batch[key] = to_device(value, device, non_blocking)
+        return batch
+    if isinstance(batch, list):
+        batch[:] = [to_device(v, device, non_blocking) for v in batch]
+        return batch
+    if isinstance(batch, tuple):
+        return tuple(to_device(v, device, non_blocking) for v in batch)
+    return batch
+""",
+        "the caller's batch was changed",
+    ),
+    (
+        "to-device-tensorizes-everything",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, dict):
+        return {k: to_device(v, device, non_blocking) for k, v in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device, non_blocking) for v in batch)
+    return torch.as_tensor(batch).to(device, non_blocking=non_blocking)
+""",
+        "leave non-tensor values",
+    ),
+    # --- time_call(fn, device) ---
+    (
+        "time-events",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    if device.type == "cpu":
+        start = time.perf_counter()
+        fn()
+        return time.perf_counter() - start
+    start, end = torch.Event(enable_timing=True), torch.Event(enable_timing=True)
+    start.record()
+    fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) / 1e3
+""",
+        "✓ correct",
+    ),
+    (
+        "time-cuda-sync-mean-of-3",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    def sync():
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+    sync()
+    start = time.perf_counter()
+    for _ in range(3):
+        fn()
+    sync()
+    return (time.perf_counter() - start) / 3
+""",
+        "✓ correct",
+    ),
+    (
+        "time-benchmark-timer",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    if device.type != "cpu":
+        torch.accelerator.synchronize()
+    return benchmark.Timer(stmt="fn()", globals={"fn": fn}).timeit(4).mean
+""",
+        "✓ correct",
+    ),
+    (
+        "time-no-synchronize",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+""",
+        "before the GPU had finished",
+    ),
+    (
+        "time-sync-only-after",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    start = time.perf_counter()
+    fn()
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    return time.perf_counter() - start
+""",
+        "work queued before the call was counted",
+    ),
+    (
+        "time-sync-always",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    torch.accelerator.synchronize()
+    start = time.perf_counter()
+    fn()
+    torch.accelerator.synchronize()
+    return time.perf_counter() - start
+""",
+        "skip it when device.type == 'cpu'",
+    ),
+    (
+        "time-milliseconds",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    start = time.perf_counter()
+    fn()
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    return (time.perf_counter() - start) * 1000
+""",
+        "looks like milliseconds",
+    ),
+    # --- log_losses(step, num_steps, device) ---
+    (
+        "log-stack-once",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    losses = [step().detach() for _ in range(num_steps)]
+    return torch.stack(losses).cpu().tolist()
+""",
+        "✓ correct",
+    ),
+    (
+        "log-preallocated-zeros",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    log = torch.zeros(num_steps, device=device)
+    for i in range(num_steps):
+        log[i].copy_(step().detach())
+    return [float(x) for x in log.tolist()]
+""",
+        "✓ correct",
+    ),
+    (
+        "log-item-every-step",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    losses = []
+    for _ in range(num_steps):
+        losses.append(step().item())
+    return losses
+""",
+        "the host read a loss during the loop",
+    ),
+    (
+        "log-float-every-step",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    return [float(step()) for _ in range(num_steps)]
+""",
+        "the host read a loss during the loop",
+    ),
+    (
+        "log-print-every-5",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    losses = []
+    for i in range(num_steps):
+        loss = step()
+        if i % 5 == 0:
+            print(f"step {i}: {loss}")
+        losses.append(loss.detach())
+    return torch.stack(losses).tolist()
+""",
+        "the host read a loss during the loop",
+    ),
+    (
+        "log-item-after-loop",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    losses = [step().detach() for _ in range(num_steps)]
+    return [loss.item() for loss in losses]
+""",
+        "copied to the host 20 times after the loop",
+    ),
+    (
+        "log-returns-tensor",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    return torch.stack([step().detach() for _ in range(num_steps)])
+""",
+        "return a list of Python floats",
+    ),
+]

@@ -1,0 +1,308 @@
+"""Answers that tests/test_exercises.py runs through chapter 07's checkers."""
+
+NOTEBOOK = "07_buffers_and_ddp"
+CASES = [
+    # id, the check call, the answer's source, and what the single printed line must contain.
+    # Right answers: expect "✓ correct". Wrong answers: expect the hint text (the line must start with "✗").
+    #
+    # check_add_batch_over_ranks: a statistic that is correct across ranks.
+    (
+        "global-two-reductions",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    batch_sum = x.detach().sum(dim=0)
+    batch_count = torch.tensor(float(x.shape[0]))
+    all_reduce(batch_sum)
+    all_reduce(batch_count)
+    tracker.total = tracker.total + batch_sum
+    tracker.count = tracker.count + batch_count
+""",
+        "✓ correct",
+    ),
+    (
+        "global-stacked-inplace",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    with torch.no_grad():
+        increment = torch.zeros(x.shape[1] + 1)
+        increment[:-1] = x.sum(0)
+        increment[-1] = len(x)
+        all_reduce(increment)
+        tracker.total.add_(increment[:-1])
+        tracker.count.add_(increment[-1])
+""",
+        "✓ correct",
+    ),
+    (
+        "global-local-buffer-only",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    # "It is a registered buffer, so DDP keeps it in sync": no reduction at all.
+    with torch.no_grad():
+        tracker.total += x.sum(dim=0)
+        tracker.count += len(x)
+""",
+        "all_reduce was never called",
+    ),
+    (
+        "global-reduces-running-totals",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    with torch.no_grad():
+        tracker.total += x.sum(dim=0)
+        tracker.count += len(x)
+        all_reduce(tracker.total)
+        all_reduce(tracker.count)
+""",
+        "counted again",
+    ),
+    (
+        "global-averages-means",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    with torch.no_grad():
+        mean = x.mean(dim=0)
+        all_reduce(mean)
+        mean /= 2  # the average of the two ranks' means
+        rows = torch.tensor(float(len(x)))
+        all_reduce(rows)
+        tracker.total += mean * rows
+        tracker.count += rows
+""",
+        "averaging the ranks' means",
+    ),
+    (
+        "global-skips-small-batches",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    with torch.no_grad():
+        batch = torch.cat([x.sum(dim=0), x.new_tensor([len(x)])])
+        if len(x) > 1:  # only reduce batches worth the communication
+            all_reduce(batch)
+        tracker.total += batch[:-1]
+        tracker.count += batch[-1]
+""",
+        "different number of times",
+    ),
+    (
+        "global-uses-dist",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    batch = torch.cat([x.sum(dim=0), x.new_tensor([len(x)])])
+    torch.distributed.all_reduce(batch)  # no process group exists in the checker
+    tracker.total += batch[:-1]
+    tracker.count += batch[-1]
+""",
+        "your function raised",
+    ),
+    #
+    # check_train_only_mean: the update guarded by self.training.
+    (
+        "train-only-mul-add",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(features))
+
+    def forward(self, x):
+        if not self.training:
+            return x
+        with torch.no_grad():
+            self.running_mean.mul_(0.9).add_(x.mean(dim=0), alpha=0.1)
+        return x
+""",
+        "✓ correct",
+    ),
+    (
+        "train-only-reassign-detach",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.momentum = 0.1
+        self.register_buffer("running_mean", torch.zeros(n))
+
+    def forward(self, inputs):
+        if self.training:
+            batch_mean = inputs.detach().mean(0)
+            self.running_mean = (1 - self.momentum) * self.running_mean + self.momentum * batch_mean
+        return inputs
+""",
+        "✓ correct",
+    ),
+    (
+        "train-only-no-guard",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(features))
+
+    def forward(self, x):
+        with torch.no_grad():
+            self.running_mean.lerp_(x.mean(dim=0), 0.1)
+        return x
+""",
+        "guard the update with `if self.training:`",
+    ),
+    (
+        "train-only-grad-mode-guard",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(features))
+
+    def forward(self, x):
+        if torch.is_grad_enabled():  # "evaluation runs under no_grad"
+            self.running_mean.lerp_(x.detach().mean(dim=0), 0.1)
+        return x
+""",
+        "guard the update with `if self.training:`",
+    ),
+    (
+        "train-only-training-and-grad",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(features))
+
+    def forward(self, x):
+        if self.training and torch.is_grad_enabled():
+            self.running_mean.lerp_(x.detach().mean(dim=0), 0.1)
+        return x
+""",
+        "not on torch.is_grad_enabled()",
+    ),
+    (
+        "train-only-plain-attribute",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.running_mean = torch.zeros(features)
+
+    def forward(self, x):
+        if self.training:
+            with torch.no_grad():
+                self.running_mean.lerp_(x.mean(dim=0), 0.1)
+        return x
+""",
+        "not a registered buffer",
+    ),
+    (
+        "train-only-keeps-graph",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(features))
+
+    def forward(self, x):
+        if self.training:
+            self.running_mean = 0.9 * self.running_mean + 0.1 * x.mean(dim=0)
+        return x
+""",
+        "recorded autograd history",
+    ),
+    (
+        "train-only-wrong-momentum",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(features))
+
+    def forward(self, x):
+        if self.training:
+            with torch.no_grad():
+                self.running_mean.lerp_(x.mean(dim=0), 0.9)  # momentum read the wrong way round
+        return x
+""",
+        "10% of the way",
+    ),
+    #
+    # check_strip_ddp_prefix: the state_dict key fix for `module.`.
+    (
+        "strip-startswith-slice",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+def strip_ddp_prefix(state_dict):
+    prefix = "module."
+    return {(k[len(prefix):] if k.startswith(prefix) else k): v for k, v in state_dict.items()}
+""",
+        "✓ correct",
+    ),
+    (
+        "strip-consume-prefix-copy",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+from collections import OrderedDict
+
+from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
+
+
+def strip_ddp_prefix(state_dict):
+    result = OrderedDict(state_dict)
+    consume_prefix_in_state_dict_if_present(result, "module.")
+    return result
+""",
+        "✓ correct",
+    ),
+    (
+        "strip-replace-everywhere",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+def strip_ddp_prefix(state_dict):
+    return {k.replace("module.", ""): v for k, v in state_dict.items()}
+""",
+        "str.replace('module.', '') also cuts",
+    ),
+    (
+        "strip-always-slices",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+def strip_ddp_prefix(state_dict):
+    return {k[7:]: v for k, v in state_dict.items()}
+""",
+        "came back changed",
+    ),
+    (
+        "strip-consume-returns-none",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
+
+
+def strip_ddp_prefix(state_dict):
+    return consume_prefix_in_state_dict_if_present(state_dict, "module.")
+""",
+        "returned None",
+    ),
+    (
+        "strip-keeps-prefix",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+def strip_ddp_prefix(state_dict):
+    return dict(state_dict)
+""",
+        "still start with 'module.'",
+    ),
+]

@@ -1,0 +1,185 @@
+"""The checked exercises: each checker accepts right answers and names the mistake in wrong ones.
+
+Each chapter's checkers live in one notebook cell tagged ``exercise-checkers`` (collapsed on the
+site), so the notebook stays standalone. This file runs answers from ``tests/exercise_cases/chNN.py``
+through them: at least two right answers that differ from the notebook's reference, and the classic
+wrong answers, each of which must print the hint meant for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import re
+from pathlib import Path
+
+import pytest
+from conftest import NOTEBOOK_DIR, load_notebook, real_notebook_paths
+
+CASES_DIR = Path(__file__).parent / "exercise_cases"
+CHECK_CALL = re.compile(r"^\s*(check_\w+)\(")
+
+
+def case_modules() -> list:
+    modules = []
+    for path in sorted(CASES_DIR.glob("ch*.py")):
+        spec = importlib.util.spec_from_file_location(
+            f"exercise_cases_{path.stem}", path
+        )
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        module.STEM = path.stem
+        modules.append(module)
+    return modules
+
+
+MODULES = case_modules()
+ALL_CASES = [
+    pytest.param(m.NOTEBOOK, check, answer, expect, id=f"{m.STEM}-{case_id}")
+    for m in MODULES
+    for case_id, check, answer, expect in m.CASES
+]
+
+
+def cell_source(cell: dict) -> str:
+    """A code cell's Python, without IPython `%` and `!` lines."""
+    lines = "".join(cell["source"]).splitlines()
+    return "\n".join(
+        "" if line.lstrip().startswith(("%", "!")) else line for line in lines
+    )
+
+
+def tagged(nb: dict, tag: str) -> list[dict]:
+    return [c for c in nb["cells"] if tag in c.get("metadata", {}).get("tags", [])]
+
+
+def checker_namespace(notebook: str) -> dict:
+    """A fresh namespace holding what the notebook's setup cell and checker cell define."""
+    nb = load_notebook(NOTEBOOK_DIR / f"{notebook}.ipynb")
+    setup = next(c for c in nb["cells"] if c["cell_type"] == "code")
+    (checkers,) = tagged(nb, "exercise-checkers")
+    namespace: dict = {"__name__": "__main__"}
+    exec(compile(cell_source(setup), f"{notebook}:setup", "exec"), namespace)  # noqa: S102
+    exec(compile(cell_source(checkers), f"{notebook}:checkers", "exec"), namespace)  # noqa: S102
+    return namespace
+
+
+def run_check(namespace: dict, check: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(check, "check", "exec"), namespace)  # noqa: S102
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(("notebook", "check", "answer", "expect"), ALL_CASES)
+def test_checker_verdict(notebook, check, answer, expect):
+    namespace = checker_namespace(notebook)
+    exec(compile(answer, "answer", "exec"), namespace)  # noqa: S102
+    printed = run_check(namespace, check)
+    lines = printed.splitlines()
+    assert len(lines) == 1, f"a checker prints exactly one line, got {printed!r}"
+    (line,) = lines
+    if expect.startswith("✓"):
+        assert line.startswith("✓ correct"), line
+    else:
+        assert line.startswith("✗ "), line
+        assert "not solved yet" not in line, line
+    assert expect in line, line
+
+
+@pytest.mark.parametrize("path", real_notebook_paths(), ids=lambda p: p.stem)
+def test_every_checker_has_right_and_wrong_answers(path):
+    nb = load_notebook(path)
+    used = {
+        CHECK_CALL.match(cell_source(c)).group(1)
+        for c in tagged(nb, "exercise-check")
+        if CHECK_CALL.match(cell_source(c))
+    }
+    assert len(used) >= 3, (
+        f"{path.stem}: {len(used)} checked exercises, want at least 3"
+    )
+    cases = [
+        (check, expect)
+        for m in MODULES
+        if m.NOTEBOOK == path.stem
+        for _, check, _, expect in m.CASES
+    ]
+    for name in sorted(used):
+        mine = [
+            expect
+            for check, expect in cases
+            if CHECK_CALL.match(check).group(1) == name
+        ]
+        right = [e for e in mine if e.startswith("✓")]
+        wrong = [e for e in mine if not e.startswith("✓")]
+        assert len(right) >= 2, (
+            f"{name}: needs two right answers in tests/exercise_cases"
+        )
+        assert len(wrong) >= 1, (
+            f"{name}: needs a classic wrong answer in tests/exercise_cases"
+        )
+
+
+@pytest.mark.parametrize("path", real_notebook_paths(), ids=lambda p: p.stem)
+def test_stub_fails_and_reference_passes_in_stored_outputs(path):
+    """Stub, check (stored: not solved yet), solution dropdown, the same check (stored: ✓)."""
+    cells = load_notebook(path)["cells"]
+    stubs = [
+        i
+        for i, c in enumerate(cells)
+        if "exercise-stub" in c.get("metadata", {}).get("tags", [])
+    ]
+    assert len(stubs) >= 3, f"{path.stem}: {len(stubs)} exercise stubs, want at least 3"
+
+    def code_after(i: int) -> int:
+        return next(
+            j for j in range(i + 1, len(cells)) if cells[j]["cell_type"] == "code"
+        )
+
+    def stored(cell: dict) -> str:
+        return "".join("".join(o.get("text", "")) for o in cell.get("outputs", []))
+
+    for stub in stubs:
+        assert "NotImplementedError" in "".join(cells[stub]["source"]), (
+            f"cell {stub}: stub body"
+        )
+        check = code_after(stub)
+        tags = cells[check].get("metadata", {}).get("tags", [])
+        assert "exercise-check" in tags, (
+            f"cell {check}: the stub is not followed by its check"
+        )
+        assert stored(cells[check]).startswith("✗ not solved yet"), (
+            f"cell {check}: {stored(cells[check])!r}"
+        )
+        start = next(
+            j
+            for j in range(check, len(cells))
+            if "{solution-start}" in "".join(cells[j]["source"])
+        )
+        end = next(
+            j
+            for j in range(start, len(cells))
+            if "{solution-end}" in "".join(cells[j]["source"])
+        )
+        again = [
+            j
+            for j in range(start, end)
+            if "exercise-check" in cells[j].get("metadata", {}).get("tags", [])
+        ]
+        assert again, f"cell {check}: no check after the reference solution"
+        assert cells[again[-1]]["source"] == cells[check]["source"], (
+            f"cell {again[-1]}: not the same check"
+        )
+        assert stored(cells[again[-1]]).startswith("✓ correct"), (
+            f"cell {again[-1]}: {stored(cells[again[-1]])!r}"
+        )
+        assert any(
+            cells[j]["cell_type"] == "code" and j < again[-1] for j in range(start, end)
+        ), f"cell {start}: the dropdown has no reference solution"
+
+
+def test_checkers_are_collapsed_on_the_site():
+    for path in real_notebook_paths():
+        for cell in tagged(load_notebook(path), "exercise-checkers"):
+            assert "hide-input" in cell["metadata"]["tags"], path.stem
