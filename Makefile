@@ -13,7 +13,7 @@ NB ?= $(NOTEBOOKS)
 PORT ?= 8000
 JB_FLAGS := --builder html -n -W --keep-going
 # The supported torch range, oldest and newest release: `make compat` runs the notebooks on each.
-COMPAT_RELEASES := 2.6.0 2.14.1
+COMPAT_RELEASES := 2.6.0 2.14.1 2.15.0
 TORCH ?= $(lastword $(COMPAT_RELEASES))
 COMPAT := .compat/torch-$(TORCH)
 # What the notebooks import, plus what runs them, at the versions requirements.txt pins.
@@ -97,9 +97,11 @@ record: $(STAMP)
 	  $(BIN)/python tests/record.py $(RECORDS)/strict.xml --mode strict && exit $$status
 
 # Every notebook under lax nbval (asserts and exceptions, not printed text) on TORCH=x.y.z, recorded.
+# PIP_CONSTRAINT=/dev/null: a machine-wide pip constraint (some build machines cap torch) must not
+# decide which release a compat venv gets.
 .compat/torch-%/.installed: requirements.txt
 	test -x .compat/torch-$*/bin/python || $(PYTHON) -m venv .compat/torch-$*
-	.compat/torch-$*/bin/python -m pip install --quiet torch==$* $(COMPAT_PINS)
+	PIP_CONSTRAINT=/dev/null .compat/torch-$*/bin/python -m pip install --quiet torch==$* $(COMPAT_PINS)
 	touch $@
 
 compat: $(COMPAT)/.installed

@@ -4,7 +4,7 @@
 #   OUT=DIR bash tests/gpu_run.sh         strict nbval of every notebook with BOOK_DEVICE=cuda (one pytest per
 #                                         notebook, in parallel), then chapter 6's measurements. Writes
 #                                         DIR/gpu_ch6.json (device, torch, date, measurements, nbval per
-#                                         notebook), DIR/nbval.json and DIR/run.log. Exit 0 only if all passed.
+#                                         notebook), DIR/nbval.json, DIR/nbval-cuda.xml and DIR/run.log. Exit 0 only if all passed.
 #   bash tests/gpu_run.sh --fetch-wheels  on a machine with network and .venv: download into .whl/ the
 #                                         (FETCH_DRY_RUN=1: only print what it would download)
 #                                         notebook-testing wheels (Python 3.12, manylinux x86-64, pins from
@@ -14,6 +14,8 @@
 # into /tmp/gpu-site; else a new .venv-gpu from requirements.txt (needs network). torch is never installed
 # from .whl: the machine's own CUDA build is used. To show the record in chapter 6, copy DIR/gpu_ch6.json to
 # book/records/gpu_ch6.json and run `make execute NB=notebooks/06_gpus.ipynb`.
+# To add the run to the verified record (book/records/, shown under each chapter title):
+#   .venv/bin/python tests/record.py DIR/nbval-cuda.xml --mode strict --device cuda --env DIR/gpu_ch6.json
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NOTEBOOK_TIMEOUT="${NOTEBOOK_TIMEOUT:-300}"   # seconds for one notebook's nbval run
@@ -112,7 +114,7 @@ declare -A PIDS=()
 for nb in $GPU_RUN_NOTEBOOKS; do
     stem=$(basename "$nb" .ipynb)
     timeout "$NOTEBOOK_TIMEOUT" "$PY" -m pytest -q -p no:cacheprovider -p nbval.plugin --nbval "$nb" \
-        --nbval-sanitize-with tests/sanitize.cfg >"$LOGS/$stem.log" 2>&1 &
+        --nbval-sanitize-with tests/sanitize.cfg --junitxml "$LOGS/$stem.xml" >"$LOGS/$stem.log" 2>&1 &
     PIDS[$stem]=$!
 done
 : >"$LOGS/results.tsv"
@@ -135,6 +137,17 @@ EOF
 measured=0
 timeout "$MEASURE_TIMEOUT" "$PY" tests/gpu_measurements.py "$OUT/gpu_ch6.json" --nbval "$OUT/nbval.json" \
     2>&1 | tee -a "$LOG" || measured=$?
+# One junit file for all notebooks (the device hands back at most 8 files), for tests/record.py.
+"$PY" - "$OUT/nbval-cuda.xml" "$LOGS"/*.xml <<'MERGE' || true
+import sys
+import xml.etree.ElementTree as ET
+
+merged = ET.Element("testsuites")
+for path in sys.argv[2:]:
+    root = ET.parse(path).getroot()
+    merged.extend(root.iter("testsuite") if root.tag == "testsuites" else [root])
+ET.ElementTree(merged).write(sys.argv[1], encoding="utf-8", xml_declaration=True)
+MERGE
 rm -rf "$LOGS"
 if grep -q '"result": "passed"' "$OUT/nbval.json" && ! grep -q '"result": "\(failed\|timed out\)' "$OUT/nbval.json" \
     && [ "$measured" = 0 ]; then

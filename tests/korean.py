@@ -37,7 +37,7 @@ KO_BOOK = ROOT / "book" / "ko"
 STORE = KO_BOOK / "translations"
 KO_BUILD = ROOT / "_build" / "ko"
 # English pages translated as whole files: book/ko/<name>.md records the hash of book/<name>.md.
-PAGES = ["intro", "bibliography"]
+PAGES = ["intro", "bibliography", "status"]
 
 
 def digest(text: str) -> str:

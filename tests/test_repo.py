@@ -93,7 +93,8 @@ def test_every_pytest_call_in_the_makefile_fails_on_a_warning():
 def test_the_supported_range_is_stated_and_tested_at_both_ends():
     text = (ROOT / "Makefile").read_text()
     releases = re.search(r"^COMPAT_RELEASES := (.+)$", text, flags=re.MULTILINE)
-    oldest, newest = releases.group(1).split()
+    tested = releases.group(1).split()
+    oldest, newest = tested[0], tested[-1]
     assert oldest.startswith("2.6.")
     short = [".".join(v.split(".")[:2]) for v in (oldest, newest)]
     for page in ("README.md", "book/intro.md"):

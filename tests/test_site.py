@@ -421,3 +421,75 @@ def test_every_toc_entry_was_built():
 def test_intro_links_the_offline_archive():
     hrefs = parse(HTML / "book" / "intro.html").hrefs
     assert "../inside-nn-module.zip" in hrefs
+
+
+@pytest.mark.xdist_group("korean-search")
+@pytest.mark.parametrize(
+    ("query", "chapter"),
+    [
+        ("텐서", "01_parameter_management"),
+        ("버퍼", "07_buffers_and_ddp"),
+        ("초기화", "02_parameter_initialization"),
+        ("버퍼를", "07_buffers_and_ddp"),
+    ],
+)
+def test_korean_search_finds_words_with_or_without_particles(
+    browser, base_url, query, chapter
+):
+    """The Korean index strips particles (텐서를 → 텐서), in Python and in the browser alike."""
+    load = PageLoad(browser, urljoin(base_url, f"ko/search.html?q={query}"))
+    try:
+        load.page.wait_for_selector("#search-results li a", timeout=15_000)
+        links = load.page.eval_on_selector_all(
+            "#search-results li a", "els => els.map(e => e.getAttribute('href'))"
+        )
+        assert any(f"notebooks/ko/{chapter}" in link for link in links), links
+        assert all("/ko/" in urljoin(base_url + "ko/", link) for link in links), links
+        assert load.console_errors == []
+    finally:
+        load.close()
+
+
+def test_korean_index_holds_stems_not_inflected_words():
+    index = (HTML / "ko" / "searchindex.js").read_text(encoding="utf-8")
+    terms = json.loads(index[index.index("(") + 1 : index.rindex(")")])["terms"]
+    assert {"텐서", "버퍼", "초기화"} <= terms.keys()
+    assert "텐서를" not in terms and "버퍼는" not in terms
+
+
+EDITION_PAGES = [p for p in PAGES if p.endswith(".html") and "search" not in p]
+
+
+def test_every_page_links_the_same_page_in_the_other_edition():
+    missing, wrong = [], []
+    for page in EDITION_PAGES:
+        source = HTML / page
+        hrefs = [
+            href
+            for href in parse_switch(source.read_text(encoding="utf-8"))
+            if href is not None
+        ]
+        if len(hrefs) != 1:
+            missing.append(page)
+            continue
+        target = (source.parent / hrefs[0]).resolve().relative_to(HTML.resolve())
+        korean = page.startswith("ko/")
+        expected = (
+            page.removeprefix("ko/").replace("/ko/", "/", 1)
+            if korean
+            else "ko/"
+            + page.replace("notebooks/", "notebooks/ko/").replace("book/", "book/ko/")
+        )
+        if (HTML / expected).exists() and str(target) != expected:
+            wrong.append(f"{page} -> {target}, expected {expected}")
+        if not (HTML / target).exists():
+            wrong.append(f"{page} -> {target} (no such page)")
+    assert missing == [] and wrong == [], (missing, wrong)
+
+
+def parse_switch(html: str) -> list[str | None]:
+    start = html.find('<nav class="edition-switch"')
+    if start < 0:
+        return []
+    nav = html[start : html.index("</nav>", start)]
+    return [nav.split('href="', 1)[1].split('"', 1)[0]] if 'href="' in nav else [None]

@@ -9,31 +9,31 @@ edition (or to the other edition's front page where it has no counterpart), and 
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 # Pages that exist in one edition only lead to the other edition's front page.
 FRONT = {"en": "book/intro", "ko": "book/ko/intro"}
 LABEL = {"en": "English", "ko": "한국어"}
 
 
-def counterpart(pagename: str, edition: str) -> str:
-    """The same page's name in the other edition's build."""
+def counterpart(pagename: str, edition: str, srcdir: Path) -> str:
+    """The same page's name in the other edition's build (its front page if it has none)."""
     path = PurePosixPath(pagename)
     if edition == "en":
-        if path.parent.name in {"notebooks", "book"} and pagename not in {
-            "book/status"
-        }:
-            return str(path.parent / "ko" / path.name)
+        other = path.parent / "ko" / path.name
+        if list(srcdir.glob(f"{other}.*")):
+            return str(other)
         return FRONT["ko"]
-    if path.parent.name == "ko" and path.name != "glossary":
-        return str(path.parent.parent / path.name)
+    other = path.parent.parent / path.name
+    if path.parent.name == "ko" and list(srcdir.glob(f"{other}.*")):
+        return str(other)
     return FRONT["en"]
 
 
-def switch_href(pagename: str, edition: str) -> str:
+def switch_href(pagename: str, edition: str, srcdir: Path) -> str:
     """A relative link from this page to its counterpart (Korean site root = English root + ko/)."""
     depth = len(PurePosixPath(pagename).parts) - 1
-    target = counterpart(pagename, edition) + ".html"
+    target = counterpart(pagename, edition, srcdir) + ".html"
     if edition == "en":
         return "../" * depth + "ko/" + target
     return "../" * (depth + 1) + target
@@ -42,7 +42,7 @@ def switch_href(pagename: str, edition: str) -> str:
 def _add_switcher(app, pagename, templatename, context, doctree):
     edition = app.config.book_edition
     other = "ko" if edition == "en" else "en"
-    href = switch_href(pagename, edition)
+    href = switch_href(pagename, edition, Path(app.srcdir))
     context["metatags"] = context.get("metatags", "") + (
         f'\n<link rel="alternate" hreflang="{other}" href="{href}">'
     )

@@ -70,8 +70,10 @@ def environment_label(env: dict) -> str:
     return f"torch {env['torch']}, {device_label(env)}, {MODE_NAMES[env['mode']]}"
 
 
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+def _and(items: list[str], word: str = "and") -> str:
+    return (
+        items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {word} " + items[-1]
+    )
 
 
 def chapter_state(stem: str, current_hash: str, records: list[dict]):
@@ -115,6 +117,7 @@ def _status_link(app, docname: str, text: str) -> nodes.Node:
 TEXT = {
     "en": {
         "verified": "Verified",
+        "and": "and",
         "on": " on torch {parts} {when}.",
         "same_day": "on {day}",
         "between": "between {first} and {last}",
@@ -127,6 +130,7 @@ TEXT = {
     },
     "ko": {
         "verified": "검증됨",
+        "and": "및",
         "on": ": torch {parts}, {when}.",
         "same_day": "{day}",
         "between": "{first}부터 {last}까지",
@@ -149,7 +153,7 @@ def verified_box(
     para = nodes.paragraph()
     if groups:
         parts = [
-            f"{_and(releases)} ({device}, {mode})"
+            f"{_and(releases, text['and'])} ({device}, {mode})"
             for (device, mode), releases in groups.items()
         ]
         first, last = min(dates), max(dates)
