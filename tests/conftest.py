@@ -39,11 +39,22 @@ def real_notebook_paths() -> list[Path]:
 
 
 def _drives_a_browser(item) -> bool:
-    module = getattr(item, "module", None)
-    return module is not None and any(
-        getattr(value, "__module__", "").startswith("playwright")
-        for value in vars(module).values()
-    )
+    return "browser" in getattr(item, "fixturenames", ())
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Chromium per test process, shared by every browser test (two sync Playwright sessions
+    cannot run in one process)."""
+    from browser import CHROMIUM_ARGS, chromium_executable
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=chromium_executable(), args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
 
 
 def pytest_collection_finish(session):

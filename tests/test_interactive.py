@@ -28,17 +28,7 @@ import pytest
 import yaml
 from conftest import load_notebook, real_notebook_paths
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import sync_playwright
 from site_helpers import HTML, ROOT, free_port, is_local, served_site
-
-try:
-    from browser import CHROMIUM_ARGS, chromium_executable
-except ImportError:  # before tests/browser.py existed
-    from site_helpers import CHROMIUM, CHROMIUM_ARGS
-
-    def chromium_executable():
-        return CHROMIUM
-
 
 CHAPTER = real_notebook_paths()[0]
 PAGE = f"notebooks/{CHAPTER.stem}.html"
@@ -124,16 +114,6 @@ def started(command: list[str], ready: str, tmp: Path) -> Iterator[Started]:
         yield run
     finally:
         run.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=chromium_executable(), args=CHROMIUM_ARGS
-        )
-        yield browser
-        browser.close()
 
 
 class Offline:

@@ -21,10 +21,7 @@ from urllib.parse import unquote, urljoin, urlparse
 import pytest
 import yaml
 from conftest import toc_files
-from playwright.sync_api import sync_playwright
 from site_helpers import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     HTML,
     ROOT,
     PageLoad,
@@ -154,16 +151,6 @@ def base_url():
     assert (HTML / "index.html").exists(), "build the site first: make book"
     with served_site() as url:
         yield url
-
-
-@pytest.fixture(scope="session")
-def browser():
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=CHROMIUM_ARGS
-        )
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="session")
