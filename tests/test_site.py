@@ -12,6 +12,7 @@ measured, by `make bench`.
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -480,3 +481,44 @@ def parse_switch(html: str) -> list[str | None]:
         return []
     nav = html[start : html.index("</nav>", start)]
     return [nav.split('href="', 1)[1].split('"', 1)[0]] if 'href="' in nav else [None]
+
+
+class _Text(HTMLParser):
+    """A page's reading text, without code, math or scripts."""
+
+    SKIP = frozenset({"code", "pre", "script", "style", "math", "kbd"})
+
+    def __init__(self):
+        super().__init__()
+        self.depth = 0
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.depth += tag in self.SKIP
+
+    def handle_endtag(self, tag):
+        self.depth -= tag in self.SKIP
+
+    def handle_data(self, data):
+        if not self.depth:
+            self.parts.append(data)
+
+
+STRAY_EMPHASIS = re.compile(r"\*\*|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])")
+
+
+def test_no_emphasis_marker_is_left_unrendered():
+    """Korean particles right after `**code**` or a bracket stop Markdown from closing the
+    emphasis (CommonMark's flanking rules), which leaves literal asterisks on the page."""
+    stray = {}
+    for page in PAGES:
+        parser = _Text()
+        parser.feed((HTML / page).read_text(encoding="utf-8"))
+        text = "".join(parser.parts)
+        hits = [
+            text[max(0, m.start() - 25) : m.end() + 25]
+            for m in STRAY_EMPHASIS.finditer(text)
+        ]
+        if hits:
+            stray[page] = hits[:3]
+    assert stray == {}
