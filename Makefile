@@ -33,10 +33,16 @@ $(STAMP): requirements.txt
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $@
 
-book: $(STAMP)
-	$(BIN)/jupyter-book build . $(JB_FLAGS)
+# The Korean notebooks, config and toc, generated from the English ones and book/ko (tests/korean.py).
+KO_STAMP := _build/ko/.generated
+$(KO_STAMP): $(STAMP) $(NOTEBOOKS) $(wildcard book/ko/translations/*.yml) book/ko/overrides.yml _config.yml _toc.yml tests/korean.py
 	$(BIN)/python tests/korean.py build
-	$(BIN)/jupyter-book build . --config _build/ko/_config.yml --toc _build/ko/_toc.yml --path-output _build/ko $(JB_FLAGS)
+	touch $@
+
+# Both editions, built side by side (one core each), then the Korean one published under ko/.
+book: $(STAMP) $(KO_STAMP)
+	$(BIN)/jupyter-book build . --config _build/ko/_config.yml --toc _build/ko/_toc.yml --path-output _build/ko $(JB_FLAGS) & korean=$$!; \
+	  $(BIN)/jupyter-book build . $(JB_FLAGS); english=$$?; wait $$korean && test $$english = 0
 	$(BIN)/python tests/korean.py publish
 	$(BIN)/python book/_ext/offline_archive.py _build/html
 

@@ -81,7 +81,7 @@ class Started:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGTERM)
         self.process.wait(timeout=30)
-        _, alive = psutil.wait_procs(tree, timeout=20)
+        _, alive = psutil.wait_procs(tree, timeout=45)  # a busy 2-core CI machine
         self.leftovers = [f"{p.pid} {' '.join(_cmdline(p))}" for p in alive]
         for process in alive:
             with contextlib.suppress(psutil.NoSuchProcess):

@@ -140,6 +140,7 @@ TEXT = {
         "stale": " 다음 실행 이후 바뀜: {what}.",
         "details": " 자세히: ",
         "status": "검증 현황",
+        "modes": {"strict outputs": "출력 전체 비교", "asserts": "assert와 예외만"},
     },
 }
 
@@ -153,7 +154,7 @@ def verified_box(
     para = nodes.paragraph()
     if groups:
         parts = [
-            f"{_and(releases, text['and'])} ({device}, {mode})"
+            f"{_and(releases, text['and'])} ({device}, {text.get('modes', {}).get(mode, mode)})"
             for (device, mode), releases in groups.items()
         ]
         first, last = min(dates), max(dates)
