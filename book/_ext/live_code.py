@@ -251,6 +251,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        # A second SIGTERM or Ctrl-C (make passes one on to its children too) must not cut the
+        # clean-up short and leave the Jupyter server behind.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         site.server_close()
         _stop(jupyter)
     return 0
