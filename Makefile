@@ -21,6 +21,9 @@ COMPAT_PINS = $(shell grep -iE '^(numpy|matplotlib|safetensors|nbval|pytest|pyte
 # Every pytest call carries -W error: a warning in our own test run is a failure.
 NBVAL_STRICT = $(BIN)/pytest -q -W error -p no:cacheprovider --nbval $(NB) --nbval-sanitize-with tests/sanitize.cfg -n 2 --dist loadscope
 RECORDS := _build/records
+# `make test` prints each stage's time ("[time] strict nbval: 25.1 s"); the browser tests' line
+# also says how many times strict nbval's time they took (budget: 2x, measured by `make bench`).
+TIMED := $(BIN)/python tools/timed.py
 
 .PHONY: translations book test execute serve lab live bench clean lint nbval checks site workflows help browser verified record compat compat-all
 
@@ -33,21 +36,21 @@ $(STAMP): requirements.txt
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $@
 
-# The Korean notebooks, config and toc, generated from the English ones and book/ko (tests/korean.py).
+# The Korean notebooks, config and toc, generated from the English ones and book/ko (tools/korean.py).
 KO_STAMP := _build/ko/.generated
-$(KO_STAMP): $(STAMP) $(NOTEBOOKS) $(wildcard book/ko/translations/*.yml) book/ko/overrides.yml _config.yml _toc.yml tests/korean.py
-	$(BIN)/python tests/korean.py build
+$(KO_STAMP): $(STAMP) $(NOTEBOOKS) $(wildcard book/ko/translations/*.yml) book/ko/overrides.yml _config.yml _toc.yml tools/korean.py
+	$(BIN)/python tools/korean.py build
 	touch $@
 
 # Both editions, built side by side (one core each), then the Korean one published under ko/.
 book: $(STAMP) $(KO_STAMP)
 	$(BIN)/jupyter-book build . --config _build/ko/_config.yml --toc _build/ko/_toc.yml --path-output _build/ko $(JB_FLAGS) & korean=$$!; \
 	  $(BIN)/jupyter-book build . $(JB_FLAGS); english=$$?; wait $$korean && test $$english = 0
-	$(BIN)/python tests/korean.py publish
+	$(BIN)/python tools/korean.py publish
 	$(BIN)/python book/_ext/offline_archive.py _build/html
 
 execute: $(STAMP)
-	$(BIN)/python tests/execute_notebooks.py $(NB)
+	$(BIN)/python tools/execute_notebooks.py $(NB)
 
 serve:
 	@test -d _build/html || { echo "no _build/html: run 'make book' first" >&2; exit 1; }
@@ -68,39 +71,39 @@ live:
 	$(BIN)/python book/_ext/live_code.py --port $(PORT)
 
 lint: $(STAMP)
-	$(BIN)/ruff check notebooks tests
-	$(BIN)/ruff format --check notebooks tests
-	$(BIN)/codespell --skip "mathjax,thebe,vendor,*.png,*.bib" --ignore-regex '"image/png": "[^"]*"' README.md book notebooks tests .github
+	$(BIN)/ruff check notebooks tests tools
+	$(BIN)/ruff format --check notebooks tests tools
+	$(BIN)/codespell --skip "mathjax,thebe,vendor,*.png,*.bib" --ignore-regex '"image/png": "[^"]*"' README.md book notebooks tests tools .github
 
 workflows: $(STAMP)
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 	$(BIN)/pre-commit validate-config .pre-commit-config.yaml
 
 checks: $(STAMP) browser
-	$(BIN)/pytest -q -W error tests --ignore=tests/test_site.py --ignore=tests/test_interactive.py --ignore=tests/test_record.py -p no:cacheprovider
+	@$(TIMED) "structure tests" -- $(BIN)/pytest -q -W error tests --ignore=tests/test_site.py --ignore=tests/test_interactive.py --ignore=tests/test_record.py -p no:cacheprovider
 
 nbval: $(STAMP)
-	$(NBVAL_STRICT)
+	@$(TIMED) "strict nbval" -- $(NBVAL_STRICT)
 
-# A Chromium for the browser tests: the one found by tests/browser.py, else Debian's package (root or
+# A Chromium for the browser tests: the one found by tools/browser.py, else Debian's package (root or
 # passwordless sudo), else Playwright's managed browser.
 browser: $(STAMP)
-	@$(BIN)/python tests/browser.py install
+	@$(BIN)/python tools/browser.py install
 
 # Every browser test, on 2 workers; each page's checks stay on the worker that loaded it (xdist_group).
 SITE_TESTS := tests/test_site.py $(wildcard tests/test_interactive.py)
 site: book browser
-	$(BIN)/pytest -q -W error -p no:cacheprovider -n 2 --dist loadgroup $(SITE_TESTS)
+	@$(TIMED) "browser tests" --versus "strict nbval" -- $(BIN)/pytest -q -W error -p no:cacheprovider -n 2 --dist loadgroup $(SITE_TESTS)
 
 # The recorded runs in book/records/ match the notebooks, and every chapter page shows them.
 verified: book
-	$(BIN)/pytest -q -W error tests/test_record.py -p no:cacheprovider
+	@$(TIMED) "record tests" -- $(BIN)/pytest -q -W error tests/test_record.py -p no:cacheprovider
 
 # Strict nbval on the pinned torch, recorded in book/records/ (NB=... records those notebooks only).
 record: $(STAMP)
 	@mkdir -p $(RECORDS)
 	$(NBVAL_STRICT) --junitxml=$(RECORDS)/strict.xml; status=$$?; \
-	  $(BIN)/python tests/record.py $(RECORDS)/strict.xml --mode strict && exit $$status
+	  $(BIN)/python tools/record.py $(RECORDS)/strict.xml --mode strict && exit $$status
 
 # Every notebook under lax nbval (asserts and exceptions, not printed text) on TORCH=x.y.z, recorded.
 # PIP_CONSTRAINT=/dev/null: a machine-wide pip constraint (some build machines cap torch) must not
@@ -113,7 +116,7 @@ record: $(STAMP)
 compat: $(COMPAT)/.installed
 	@mkdir -p $(RECORDS)
 	$(COMPAT)/bin/python -m pytest -q -W error -p no:cacheprovider --nbval-lax --nbval-current-env $(NB) -n 2 --dist loadscope --junitxml=$(RECORDS)/lax-$(TORCH).xml; status=$$?; \
-	  $(COMPAT)/bin/python tests/record.py $(RECORDS)/lax-$(TORCH).xml --mode lax && exit $$status
+	  $(COMPAT)/bin/python tools/record.py $(RECORDS)/lax-$(TORCH).xml --mode lax && exit $$status
 
 compat-all:
 	$(foreach release,$(COMPAT_RELEASES),$(MAKE) compat TORCH=$(release) &&) true
@@ -121,10 +124,10 @@ compat-all:
 test: lint workflows checks nbval site verified
 
 translations: $(STAMP)
-	$(BIN)/python tests/korean.py status
+	$(BIN)/python tools/korean.py status
 
 bench: book
-	$(BIN)/python tests/bench.py $(BENCH_ARGS)
+	$(BIN)/python tools/bench.py $(BENCH_ARGS)
 
 clean:
 	rm -rf _build .pytest_cache .ruff_cache

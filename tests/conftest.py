@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,14 +11,25 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
+TOOLS = ROOT / "tools"
+# The book's tools (tools/: the Korean edition, the record, the browser, the site server) are what the
+# tests check, so the tests import them by module name (`from korean import ...`).
+if str(TOOLS) not in sys.path:
+    sys.path.insert(0, str(TOOLS))
 
 
 def toc_files() -> list[str]:
     """Every `file:` entry of _toc.yml, in reading order, without suffix."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     files = [toc["root"]]
+
+    def walk(entries: list[dict]) -> None:
+        for entry in entries:
+            files.append(entry["file"])
+            walk(entry.get("sections", []))
+
     for part in toc.get("parts", []):
-        files += [entry["file"] for entry in part.get("chapters", [])]
+        walk(part.get("chapters", []))
     return files
 
 
@@ -65,3 +77,31 @@ def pytest_collection_finish(session):
         problem = missing_browser()
         if problem:
             pytest.exit(problem, returncode=pytest.ExitCode.USAGE_ERROR)
+
+
+def page_of(nodeid: str) -> str | None:
+    """The site page a browser check is about: its parametrization id when that is a page path."""
+    if not nodeid.endswith("]"):
+        return None
+    param = nodeid[nodeid.rfind("[") + 1 : -1]
+    return param if param.endswith(".html") else None
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadgroup`, with every check of one site page on one worker, so each page loads
+    once. The tests mark their pages with `xdist_group`, but pytest-xdist 3.8 under pytest 9.2
+    ignores those marks (it renames node ids, which pytest 9.2 no longer lets it do:
+    pytest-dev/pytest-xdist#1386), so the controller groups by the page in each node id."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class PageGroups(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            if scope != nodeid:  # xdist's own "@group" suffix, where it works
+                return scope
+            page = page_of(nodeid)
+            return f"page {page}" if page else nodeid
+
+    return PageGroups(config, log)

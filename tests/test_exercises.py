@@ -8,7 +8,9 @@ wrong answers, each of which must print the hint meant for it.
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import copy
 import importlib.util
 import io
 import re
@@ -113,11 +115,13 @@ def test_every_checker_has_right_and_wrong_answers(path):
         ]
         right = [e for e in mine if e.startswith("✓")]
         wrong = [e for e in mine if not e.startswith("✓")]
-        assert len(right) >= 2, (
-            f"{name}: needs two right answers in tests/exercise_cases"
+        assert len(right) >= 3, (
+            f"{name}: needs three right answers in tests/exercise_cases, "
+            f"written differently from the reference; has {len(right)}"
         )
-        assert len(wrong) >= 1, (
-            f"{name}: needs a classic wrong answer in tests/exercise_cases"
+        assert len(wrong) >= 6, (
+            f"{name}: needs six wrong answers (mistakes a reader makes) in "
+            f"tests/exercise_cases; has {len(wrong)}"
         )
 
 
@@ -183,3 +187,71 @@ def test_checkers_are_collapsed_on_the_site():
     for path in real_notebook_paths():
         for cell in tagged(load_notebook(path), "exercise-checkers"):
             assert "hide-input" in cell["metadata"]["tags"], path.stem
+
+
+def _definitions(source: str) -> dict[str, ast.AST]:
+    """Top-level functions and classes of a cell, by name."""
+    return {
+        node.name: node
+        for node in ast.parse(source).body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+
+
+def _shape(node: ast.AST, name: str) -> str:
+    """The definition's AST, named `name`, without docstring-independent positions."""
+    node = copy.deepcopy(node)
+    old = node.name
+    node.name = name
+    for inner in ast.walk(node):  # a recursive reference calls itself by its own name
+        if isinstance(inner, ast.Name) and inner.id == old:
+            inner.id = name
+    return ast.dump(node, include_attributes=False)
+
+
+@pytest.mark.parametrize("path", real_notebook_paths(), ids=lambda p: p.stem)
+def test_the_solution_shown_is_the_reference_the_checker_uses(path):
+    """Every answer a check call passes, defined in the solution dropdown, is `_reference_<name>` in the
+    checker cell, line for line: the reader sees the code the checker compares against."""
+    nb = load_notebook(path)
+    cells = nb["cells"]
+    (checkers,) = tagged(nb, "exercise-checkers")
+    references = _definitions(cell_source(checkers))
+    starts = [
+        i for i, c in enumerate(cells) if "{solution-start}" in "".join(c["source"])
+    ]
+    compared = 0
+    for start in starts:
+        end = next(
+            j
+            for j in range(start, len(cells))
+            if "{solution-end}" in "".join(cells[j]["source"])
+        )
+        shown: dict[str, ast.AST] = {}
+        calls = []
+        for cell in cells[start:end]:
+            if cell["cell_type"] != "code":
+                continue
+            if "exercise-check" in cell.get("metadata", {}).get("tags", []):
+                calls.append(ast.parse(cell_source(cell)))
+            else:
+                shown.update(_definitions(cell_source(cell)))
+        for tree in calls:
+            for call in ast.walk(tree):
+                if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+                    continue
+                if not call.func.id.startswith("check_"):
+                    continue
+                for arg in call.args:
+                    if isinstance(arg, ast.Name) and arg.id in shown:
+                        ref = f"_reference_{arg.id}"
+                        assert ref in references, (
+                            f"{path.stem}: the checker cell has no {ref}"
+                        )
+                        assert _shape(references[ref], arg.id) == _shape(
+                            shown[arg.id], arg.id
+                        ), f"{path.stem}: the solution shown for {arg.id} is not {ref}"
+                        compared += 1
+    assert compared >= 3, (
+        f"{path.stem}: {compared} references compared with the solutions shown"
+    )

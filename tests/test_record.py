@@ -1,7 +1,7 @@
 """The verified record: every recorded run matches the notebook it describes, and the site shows it.
 
 The records in book/records/ are written by `make record` (strict nbval on the pinned torch),
-`make compat` (lax nbval on another release) and tests/record.py (a run made elsewhere, a GPU say);
+`make compat` (lax nbval on another release) and tools/record.py (a run made elsewhere, a GPU say);
 book/_ext/verified.py renders them under every chapter title and on the status page.
 """
 
@@ -48,7 +48,7 @@ def rerun_command(env: dict, stem: str) -> str:
         return f"make record {nb}"
     if env["device"] == "cpu" and env["mode"] == "lax":
         return f"make compat TORCH={env['torch']} {nb}"
-    return "rerun it on that device (tests/gpu_run.sh) and add it with tests/record.py"
+    return "rerun it on that device (tools/gpu_run.sh) and add it with tools/record.py"
 
 
 @pytest.mark.parametrize("path", RECORDS, ids=lambda p: p.stem)

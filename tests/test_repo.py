@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 
 import yaml
@@ -22,6 +23,7 @@ TOP_LEVEL = {
     "notebooks",
     "requirements.txt",
     "tests",
+    "tools",
 }
 IGNORED = {
     ".venv",
@@ -67,7 +69,7 @@ def test_make_test_provides_the_browser_before_the_browser_tests():
     rules = makefile_rules()
     assert "site" in rules["test"].split()
     assert "browser" in rules["site"].split()
-    assert "tests/browser.py install" in (ROOT / "Makefile").read_text()
+    assert "tools/browser.py install" in (ROOT / "Makefile").read_text()
 
 
 def makefile_pytest_calls() -> list[str]:
@@ -184,10 +186,10 @@ def test_make_test_never_rewrites_the_record():
             continue
         seen.add(target)
         prereqs, recipe = rules[target]
-        assert "tests/record.py" not in recipe and "--junitxml" not in recipe, target
+        assert "tools/record.py" not in recipe and "--junitxml" not in recipe, target
         todo += prereqs
     assert {"nbval", "site", "verified"} <= seen
-    assert all("tests/record.py" in rules[t][1] for t in ("record", "compat"))
+    assert all("tools/record.py" in rules[t][1] for t in ("record", "compat"))
 
 
 def test_every_setup_cell_stops_below_the_oldest_supported_release():
@@ -199,3 +201,82 @@ def test_every_setup_cell_stops_below_the_oldest_supported_release():
         setup = "".join(code[0]["source"])
         assert f'if torch.__version__ < "{floor}":' in setup, path.stem
         assert f"needs torch {floor} or newer" in setup, path.stem
+
+
+def python_imports(path) -> set[str]:
+    """Top-level module names a Python file imports."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_tests_holds_only_tests_and_what_only_tests_use():
+    """tests/: test files, conftest.py, the cases and fixtures tests read, and helpers only tests
+    import. What builds, records, translates, benchmarks or installs lives in tools/."""
+    tests = ROOT / "tests"
+    test_files = sorted(tests.glob("test_*.py")) + [tests / "conftest.py"]
+    test_text = "\n".join(p.read_text(encoding="utf-8") for p in test_files)
+    outside = [
+        p
+        for folder in ("tools", "book/_ext")
+        for p in (ROOT / folder).rglob("*.py")
+        if "__pycache__" not in p.parts
+    ]
+    wrong = []
+    for path in sorted(tests.rglob("*")):
+        if path.is_dir() or "__pycache__" in path.parts:
+            continue
+        name = path.relative_to(tests).as_posix()
+        if path.parent == tests and (name.startswith("test_") or name == "conftest.py"):
+            assert path.suffix == ".py", name
+        elif name.startswith("exercise_cases/"):
+            # Right and wrong answers, loaded by tests/test_exercises.py.
+            ok = path.suffix == ".py" and "exercise_cases" in test_text
+            wrong += [] if ok else [name]
+        elif path.suffix == ".py":
+            # A helper: imported by a test, and by nothing the build or the tools run.
+            module = path.stem
+            by_tests = any(module in python_imports(p) for p in test_files)
+            by_others = [p for p in outside if module in python_imports(p)]
+            wrong += [] if by_tests and not by_others else [name]
+        elif name.endswith("-LICENSE"):
+            # The licence of a vendored fixture, beside it.
+            prefix = path.name.removesuffix("-LICENSE").split("-")[0]
+            wrong += [] if list(path.parent.glob(prefix + "*.js")) else [name]
+        else:
+            # A fixture: read by a test, or by the strict nbval run (a test run).
+            nbval = any(
+                "--nbval" in line and name in line for line in makefile_pytest_calls()
+            )
+            wrong += [] if path.name in test_text or nbval else [name]
+    assert not wrong, (
+        f"not a test, a fixture or a test-only helper (move it to tools/): {wrong}"
+    )
+
+
+def test_nothing_outside_tests_runs_or_imports_from_tests():
+    """The build, the tools, CI and the Sphinx extensions use tools/, never tests/ (pytest aside)."""
+    tools = {p.stem for p in (ROOT / "tools").glob("*.py")}
+    assert {"korean", "record", "execute_notebooks", "bench", "browser"} <= tools
+    for path in (ROOT / "book" / "_ext").glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"[\"'/]tests[\"'/]", text.replace("tests/test_", "")), (
+            path.name
+        )
+        helpers = {p.stem for p in (ROOT / "tests").glob("*.py")}
+        assert not python_imports(path) & helpers, path.name
+    files = [
+        ROOT / "Makefile",
+        ROOT / ".ci" / "run",
+        *(ROOT / ".github").rglob("*.yml"),
+    ]
+    files += [*(ROOT / "tools").glob("*.py"), *(ROOT / "tools").glob("*.sh")]
+    for path in files:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            for script in re.findall(r"tests/([\w/]+\.(?:py|sh))", line):
+                # Only pytest reads test files, and only tools/ holds scripts.
+                assert script.startswith("test_"), f"{path.name}: {line.strip()}"

@@ -5,8 +5,19 @@ network; the pages must still load cleanly, render their math and find words in 
 
 Each page is loaded once, and every check of that page reads what that one load saw (the load
 runs on first use and is kept per pytest-xdist worker; `--dist loadgroup` keeps a page's checks on
-one worker). The page weight is checked here because bytes are deterministic; times are only
-measured, by `make bench`.
+one worker). Pages load one after another in one warm tab per worker (cache off, so each load
+fetches every asset). The page weight is checked here because bytes are deterministic; times are
+only measured, by `make bench`.
+
+Accessibility (axe): the full rule set runs on one page per template (edition x kind of page:
+chapter, prose page, search page), untouched. Every other page runs the rules whose result can
+differ between pages of one template (all but the document-shell rules in TEMPLATE_RULES), after
+each run of identical syntax-highlighting spans is cut to its first span: a chapter's code is
+thousands of spans of a few dozen token classes, and an identical span (same attributes, same
+ancestors) has the same colours, so axe checks each combination once per page instead of once per
+token. The template's page also runs the colour rules again in dark mode. Profiled: axe's
+colour-contrast and its page-wide grid cost seconds per chapter, linear in
+the number of elements.
 """
 
 from __future__ import annotations
@@ -22,10 +33,12 @@ from urllib.parse import unquote, urljoin, urlparse
 import pytest
 import yaml
 from conftest import toc_files
+from playwright.sync_api import Error as PlaywrightError
 from site_helpers import (
     HTML,
     ROOT,
     PageLoad,
+    Tab,
     served_site,
     site_pages,
 )
@@ -39,11 +52,60 @@ MATH_PAGES = [
 FIGURE_PAGES = [
     p for p in PAGES if "_images/" in (HTML / p).read_text(encoding="utf-8")
 ]
+# Chapter pages with checked exercises (a stub chapter has none).
+CHECKER_PAGES = [
+    p
+    for p in NOTEBOOK_PAGES
+    if "tag_exercise-check" in (HTML / p).read_text(encoding="utf-8")
+]
 AXE = (Path(__file__).parent / "vendor" / "axe.min.js").read_text()
+
+
+def template(path: str) -> tuple[str, str]:
+    """The template a page is made from: its edition and its kind (chapter, prose page, or a page
+    of its own such as search)."""
+    parts = path.split("/")
+    edition = "ko" if parts[0] == "ko" else "en"
+    kind = next((p for p in parts if p in {"notebooks", "book"}), parts[-1])
+    return edition, kind
+
+
+# The first page of each template runs axe's full rule set on its untouched page.
+FULL_AXE_PAGES = sorted({template(p): p for p in reversed(PAGES)}.values())
+# Rules that only read the document shell every page of a template shares (head, lang, the main
+# landmark and the skip link): run on FULL_AXE_PAGES, skipped on the others.
+TEMPLATE_RULES = [
+    "bypass",
+    "document-title",
+    "html-has-lang",
+    "html-lang-valid",
+    "html-xml-lang-mismatch",
+    "landmark-one-main",
+    "meta-refresh",
+    "meta-viewport",
+    "meta-viewport-large",
+]
+# Identical syntax-highlighting spans (same attributes, same chain of ancestors) become plain
+# text after the first of them; returns how many spans were kept and cut.
+_SAME_SPANS_JS = """() => {
+  const seen = new Set(); let cut = 0;
+  const chain = el => { const out = [];
+    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement)
+      out.push(a.tagName + '.' + a.className);
+    return out.join('<'); };
+  for (const span of [...document.querySelectorAll('.highlight pre span')]) {
+    if (span.children.length) continue;
+    const key = [...span.attributes].map(a => a.name + '=' + a.value).join(' ') + '|' + chain(span);
+    if (seen.has(key)) { span.replaceWith(span.textContent); cut++; } else seen.add(key);
+  }
+  return [seen.size, cut];
+}"""
 
 PAGE_BUDGET = 1_200_000  # bytes: the page and every asset it loads, uncompressed
 PHONE = (390, 844)
+DESKTOP = (1280, 800)
 SEARCH_WIDTHS = (390, 768, 1024, 1280, 1600)
+CHROME_WIDTHS = (PHONE[0], DESKTOP[0])  # the page chrome is checked at both
 ARCHIVE = HTML / "inside-nn-module.zip"
 
 
@@ -79,6 +141,39 @@ _SEARCH_FIELDS_JS = """() => [...document.querySelectorAll(
 }).map(el => el.className || el.tagName)"""
 
 
+# The theme's top header: its height and what it shows (an empty band is a defect).
+_HEADER_JS = """() => [...document.querySelectorAll('header.bd-header')].map(h => {
+  const shown = [...h.querySelectorAll('*')].filter(el => {
+    const box = el.getBoundingClientRect();
+    return box.width > 0 && box.height > 0 && el.checkVisibility({visibilityProperty: true})
+      && (el.children.length === 0 || el.matches('button, a, input'));
+  });
+  return {height: h.getBoundingClientRect().height, items: shown.length};
+})"""
+
+# The result lines of checker cells (tag exercise-check): wider than their box means a reader
+# scrolls sideways to read the hint.
+_CHECKER_LINES_JS = """() => [...document.querySelectorAll(
+    '.tag_exercise-check .cell_output pre')].map(pre => ({
+  text: pre.textContent.trim().slice(0, 60), scroll: pre.scrollWidth, box: pre.clientWidth}))"""
+
+_THEME_JS = (
+    "[document.documentElement.dataset.mode, document.documentElement.dataset.theme]"
+)
+
+
+def os_colour_scheme(page, scheme: str) -> list[str]:
+    """Set the OS colour scheme; the page's [mode, theme] once its theme follows (or after 2 s)."""
+    page.emulate_media(color_scheme=scheme)
+    try:
+        page.wait_for_function(
+            f"document.documentElement.dataset.theme === '{scheme}'", timeout=2_000
+        )
+    except PlaywrightError:
+        pass
+    return page.evaluate(_THEME_JS)
+
+
 @dataclass
 class PageReport:
     """Everything the checks need from one load of one page."""
@@ -97,10 +192,14 @@ class PageReport:
     figures_dark: list[dict]
     search_fields: dict[int, list[str]] = field(default_factory=dict)
     phone_width: int = 0
+    header: dict[int, list[dict]] = field(default_factory=dict)
+    checker_lines: dict[int, list[dict]] = field(default_factory=dict)
+    theme: dict[int, dict[str, list[str]]] = field(default_factory=dict)
+    axe_rules: list[str] = field(default_factory=list)
 
 
-def inspect(browser, base_url: str, path: str) -> PageReport:
-    load = PageLoad(browser, urljoin(base_url, path))
+def inspect(tab: Tab, base_url: str, path: str) -> PageReport:
+    load = PageLoad(tab, urljoin(base_url, path))
     page = load.page
     try:
         report = PageReport(
@@ -119,29 +218,56 @@ def inspect(browser, base_url: str, path: str) -> PageReport:
             figures_light=page.evaluate(_FIGURES_JS),
             figures_dark=[],
         )
-        page.add_script_tag(content=AXE)
-        result = page.evaluate(
-            "async () => await axe.run(document, {resultTypes: ['violations']})"
+        for width in sorted(set(SEARCH_WIDTHS) | set(CHROME_WIDTHS), reverse=True):
+            page.set_viewport_size({"width": width, "height": DESKTOP[1]})
+            if width in SEARCH_WIDTHS:
+                report.search_fields[width] = page.evaluate(_SEARCH_FIELDS_JS)
+            if width in CHROME_WIDTHS:
+                report.header[width] = page.evaluate(_HEADER_JS)
+                report.checker_lines[width] = page.evaluate(_CHECKER_LINES_JS)
+                theme = {"light": page.evaluate(_THEME_JS)}
+                theme["dark"] = os_colour_scheme(page, "dark")
+                if width == DESKTOP[0]:
+                    report.figures_dark = page.evaluate(_FIGURES_JS)
+                theme["light again"] = os_colour_scheme(page, "light")
+                report.theme[width] = theme
+        page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
+        report.phone_width = page.evaluate(
+            "Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
         )
+        page.set_viewport_size({"width": DESKTOP[0], "height": DESKTOP[1]})
+        page.add_script_tag(content=AXE)
+        options = {"resultTypes": ["violations"]}
+        if path not in FULL_AXE_PAGES:
+            page.evaluate(_SAME_SPANS_JS)
+            options["rules"] = {rule: {"enabled": False} for rule in TEMPLATE_RULES}
+        result = page.evaluate(
+            "async options => { const r = await axe.run(document, options);"
+            " return {violations: r.violations, rules: [...r.passes, ...r.violations,"
+            " ...r.incomplete, ...r.inapplicable].map(x => x.id)}; }",
+            options,
+        )
+        report.axe_rules = result["rules"]
+        violations = result["violations"]
+        if path in FULL_AXE_PAGES:
+            # The colours again in dark mode (the OS asks for it), once per template.
+            page.evaluate(_SAME_SPANS_JS)
+            os_colour_scheme(page, "dark")
+            dark = page.evaluate(
+                "async () => (await axe.run(document, {resultTypes: ['violations'],"
+                " runOnly: ['color-contrast', 'link-in-text-block']})).violations"
+            )
+            violations += [dict(v, id=v["id"] + " (dark)") for v in dark]
+            os_colour_scheme(page, "light")
         report.axe_serious = [
             {
                 "id": r["id"],
                 "impact": r["impact"],
                 "nodes": [n["target"] for n in r["nodes"][:3]],
             }
-            for r in result["violations"]
+            for r in violations
             if r["impact"] in {"serious", "critical"}
         ]
-        page.evaluate("document.documentElement.dataset.theme = 'dark'")
-        report.figures_dark = page.evaluate(_FIGURES_JS)
-        page.evaluate("document.documentElement.dataset.theme = 'light'")
-        for width in SEARCH_WIDTHS:
-            page.set_viewport_size({"width": width, "height": 844})
-            report.search_fields[width] = page.evaluate(_SEARCH_FIELDS_JS)
-        page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
-        report.phone_width = page.evaluate(
-            "Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
-        )
         return report
     finally:
         load.close()
@@ -155,13 +281,21 @@ def base_url():
 
 
 @pytest.fixture(scope="session")
-def report(browser, base_url):
+def tab(browser):
+    """This worker's warm tab: every page report loads in it, one page after another."""
+    warm = Tab(browser, viewport=DESKTOP)
+    yield warm
+    warm.close()
+
+
+@pytest.fixture(scope="session")
+def report(tab, base_url):
     """`report(path)`: the one load of that page on this worker."""
     seen: dict[str, PageReport] = {}
 
     def get(path: str) -> PageReport:
         if path not in seen:
-            seen[path] = inspect(browser, base_url, path)
+            seen[path] = inspect(tab, base_url, path)
         return seen[path]
 
     return get
@@ -194,6 +328,10 @@ def test_math_renders(report, path):
     assert [m for m in math if m["errors"]] == []
 
 
+def test_chapters_have_checker_lines_to_check():
+    assert "notebooks/01_parameter_management.html" in CHECKER_PAGES
+
+
 def test_some_page_has_math():
     assert "book/intro.html" in MATH_PAGES
 
@@ -222,8 +360,51 @@ def test_launch_buttons_point_at_this_notebook(report, path):
 
 @pytest.mark.parametrize("path", grouped(PAGES))
 def test_no_serious_accessibility_violations(report, path):
-    serious = report(path).axe_serious
-    assert serious == [], json.dumps(serious, indent=1)
+    """axe finds nothing serious; the page ran the full rule set if it stands for its template,
+    else every rule but the document-shell ones (which its template's page ran)."""
+    r = report(path)
+    assert r.axe_serious == [], json.dumps(r.axe_serious, indent=1)
+    ran = set(r.axe_rules)
+    if path in FULL_AXE_PAGES:
+        assert set(TEMPLATE_RULES) <= ran, set(TEMPLATE_RULES) - ran
+    else:
+        assert not ran & set(TEMPLATE_RULES), ran & set(TEMPLATE_RULES)
+    assert len(ran) > 60, sorted(ran)  # axe 4's default set: about 90 rules
+
+
+def test_every_template_has_a_page_with_the_full_axe_rule_set():
+    assert {template(p) for p in PAGES} == {template(p) for p in FULL_AXE_PAGES}
+    assert {kind for _, kind in map(template, FULL_AXE_PAGES)} >= {"notebooks", "book"}
+
+
+@pytest.mark.parametrize("path", grouped(PAGES))
+def test_no_empty_header_band(report, path):
+    """The theme's top header shows something, or takes no room (at desktop and phone widths)."""
+    for width, headers in report(path).header.items():
+        empty = [h for h in headers if h["height"] > 1 and h["items"] == 0]
+        assert empty == [], f"{width} px: an empty header band {empty}"
+
+
+@pytest.mark.parametrize("path", grouped(PAGES))
+def test_colour_mode_follows_the_os(report, path):
+    """Until the reader picks a mode, the page is dark exactly when the OS asks for dark."""
+    for width, theme in report(path).theme.items():
+        assert theme == {
+            "light": ["auto", "light"],
+            "dark": ["auto", "dark"],
+            "light again": ["auto", "light"],
+        }, width
+
+
+@pytest.mark.parametrize("path", grouped(CHECKER_PAGES))
+def test_checker_lines_wrap_inside_their_box(report, path):
+    """A checker's result line ("✗ not solved yet: ... replace its body") wraps; no sideways
+    scrolling, at desktop and phone widths."""
+    lines = report(path).checker_lines
+    assert all(lines.values()), "no exercise-check output found on the page"
+    for width, outputs in lines.items():
+        wide = [o for o in outputs if o["scroll"] > o["box"] + 1]
+        assert wide == [], f"{width} px: {wide}"
 
 
 @pytest.mark.parametrize("path", grouped(PAGES))
@@ -263,6 +444,39 @@ def test_figures_read_well_in_dark_mode(report, path):
     assert [
         f for f in dark if f["filter"] != "none" or f["background"] not in white
     ] == []
+
+
+@pytest.mark.xdist_group("colour-toggle")
+@pytest.mark.parametrize("width", CHROME_WIDTHS)
+def test_the_readers_pick_wins_over_the_os(browser, base_url, width):
+    """The toggle sets the mode, it outlasts a change of the OS setting and a move to another
+    page, and its third click gives the page back to the OS."""
+    pages = [p for p in NOTEBOOK_PAGES if not p.startswith("ko/")][:2]
+    load = PageLoad(
+        browser,
+        urljoin(base_url, pages[0]),
+        viewport=(width, DESKTOP[1]),
+        color_scheme="dark",
+    )
+    page = load.page
+    try:
+        assert page.evaluate(_THEME_JS) == ["auto", "dark"]
+        toggle = page.locator(".theme-switch-button:visible").first
+        toggle.click()
+        assert page.evaluate(_THEME_JS) == ["light", "light"]
+        assert os_colour_scheme(page, "light") == ["light", "light"]
+        assert os_colour_scheme(page, "dark") == ["light", "light"]
+        page.goto(urljoin(base_url, pages[1]), wait_until="load")
+        assert page.evaluate(_THEME_JS) == ["light", "light"]
+        toggle = page.locator(".theme-switch-button:visible").first
+        toggle.click()
+        assert page.evaluate(_THEME_JS) == ["dark", "dark"]
+        toggle.click()
+        assert page.evaluate(_THEME_JS) == ["auto", "dark"]
+        assert os_colour_scheme(page, "light") == ["auto", "light"]
+        assert load.console_errors == []
+    finally:
+        load.close()
 
 
 def test_ctrl_k_search_finds_a_chapter_word(browser, base_url):

@@ -1,7 +1,7 @@
 """The English and Korean editions link to each other, page for page.
 
 Both editions are built from the same sources (the Korean one from ``notebooks/ko`` and
-``book/ko``, see ``tests/korean.py``) and published side by side: English at the site root,
+``book/ko``, see ``tools/korean.py``) and published side by side: English at the site root,
 Korean under ``ko/``. Each page gets a language switcher that leads to the same page in the other
 edition (or to the other edition's front page where it has no counterpart), and a matching
 ``<link rel="alternate" hreflang>``.

@@ -4,7 +4,7 @@ Under the title of every chapter page: one line saying which torch releases and 
 chapter's stored outputs (strict nbval) and asserts (lax nbval) were last verified on, and when.
 The ``verified-status`` directive (used by book/status.md) renders the chapter × environment
 table with each notebook's execution time. Nothing here is written by hand: `make record`,
-`make compat` and tests/record.py write the records; a record whose notebook hash no longer
+`make compat` and tools/record.py write the records; a record whose notebook hash no longer
 matches the notebook is shown as stale (and tests/test_record.py fails).
 """
 
@@ -25,7 +25,7 @@ STATUS_DOC = "book/status"
 BOX_CLASS = "verified-record"
 
 _spec = importlib.util.spec_from_file_location(
-    "book_record", ROOT / "tests" / "record.py"
+    "book_record", ROOT / "tools" / "record.py"
 )
 _record = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_record)
@@ -66,8 +66,14 @@ def device_label(env: dict) -> str:
     return f"{label}: {env['device_name']}" if env.get("device_name") else label
 
 
-def environment_label(env: dict) -> str:
-    return f"torch {env['torch']}, {device_label(env)}, {MODE_NAMES[env['mode']]}"
+def mode_label(mode: str, text: dict | None = None) -> str:
+    """The name of a record's mode in the edition's words (TEXT[edition]["modes"])."""
+    name = MODE_NAMES[mode]
+    return (text or {}).get("modes", {}).get(name, name)
+
+
+def environment_label(env: dict, text: dict | None = None) -> str:
+    return f"torch {env['torch']}, {device_label(env)}, {mode_label(env['mode'], text)}"
 
 
 def _and(items: list[str], word: str = "and") -> str:
@@ -76,8 +82,11 @@ def _and(items: list[str], word: str = "and") -> str:
     )
 
 
-def chapter_state(stem: str, current_hash: str, records: list[dict]):
+def chapter_state(
+    stem: str, current_hash: str, records: list[dict], text: dict | None = None
+):
     """(passing groups, failing labels, stale labels, dates) of one notebook across the records."""
+    text = text or TEXT["en"]
     groups: dict[tuple, list[str]] = {}
     failing, stale, dates = [], [], []
     for record in records:
@@ -86,10 +95,12 @@ def chapter_state(stem: str, current_hash: str, records: list[dict]):
             continue
         env = record["environment"]
         if entry["hash"] != current_hash:
-            stale.append(environment_label(env))
+            stale.append(environment_label(env, text))
         elif entry["result"] != "pass":
             failing.append(
-                f"{environment_label(env)}: {len(entry['failed_cells'])} cells"
+                text["env_failing"].format(
+                    env=environment_label(env, text), n=len(entry["failed_cells"])
+                )
             )
         else:
             key = (device_label(env), MODE_NAMES[env["mode"]])
@@ -127,6 +138,17 @@ TEXT = {
         "stale": " Changed since the runs on {what}.",
         "details": " Details: ",
         "status": "verification status",
+        "env_failing": "{env}: {n} cells",
+        "chapter": "Chapter",
+        "changed": "changed since",
+        "failed_of": "✗ {failed} of {cells} cells",
+        "legend": (
+            "Each cell: ✓ and the notebook's execution time when every cell passed, ✗ and the "
+            "number of failing cells otherwise, \u201cchanged since\u201d when the notebook was "
+            "edited or re-executed after that run, and a dash when it was not run there. "
+            "Strict outputs: every stored output compared (nbval). Asserts: nbval in lax mode, "
+            "so asserts and exceptions are checked but printed text is not."
+        ),
     },
     "ko": {
         "verified": "검증됨",
@@ -140,7 +162,18 @@ TEXT = {
         "stale": " 다음 실행 이후 바뀜: {what}.",
         "details": " 자세히: ",
         "status": "검증 현황",
-        "modes": {"strict outputs": "출력 전체 비교", "asserts": "assert와 예외만"},
+        "modes": {"strict outputs": "출력 전체 비교", "asserts": "오류만 확인"},
+        "env_failing": "{env}: 셀 {n}개",
+        "chapter": "장",
+        "changed": "이후 바뀜",
+        "failed_of": "✗ 셀 {cells}개 중 {failed}개 실패",
+        "legend": (
+            "각 칸: 모든 셀이 통과했으면 ✓와 노트북 실행 시간, 아니면 ✗와 실패한 셀 수입니다. "
+            "그 실행 뒤에 노트북을 고쳤거나 다시 실행했으면 \u201c이후 바뀜\u201d, 그 환경에서 "
+            "실행하지 않았으면 줄표(\u2014)입니다. 출력 전체 비교: 저장된 출력을 모두 새 실행의 "
+            "출력과 비교합니다. 오류만 확인: 모든 셀이 예외 없이 실행되는지(단언문 포함) 확인하고, "
+            "출력된 글자는 비교하지 않습니다."
+        ),
     },
 }
 
@@ -148,9 +181,9 @@ TEXT = {
 def verified_box(
     stem: str, current_hash: str, records: list[dict], app=None, docname: str = ""
 ) -> nodes.container:
-    groups, failing, stale, dates = chapter_state(stem, current_hash, records)
     edition = getattr(app.config, "book_edition", "en") if app else "en"
     text = TEXT.get(edition, TEXT["en"])
+    groups, failing, stale, dates = chapter_state(stem, current_hash, records, text)
     para = nodes.paragraph()
     if groups:
         parts = [
@@ -214,6 +247,7 @@ class VerifiedStatus(SphinxDirective):
         }
 
         edition = getattr(self.config, "book_edition", "en")
+        text = TEXT.get(edition, TEXT["en"])
         folder = "notebooks" if edition == "en" else f"notebooks/{edition}"
         table = nodes.table(classes=["verified-status"])
         group = nodes.tgroup(cols=len(records) + 1)
@@ -224,14 +258,11 @@ class VerifiedStatus(SphinxDirective):
         group += head
         header = nodes.row()
         head += header
-        header += self._entry(nodes.Text("Chapter"))
+        header += self._entry(nodes.Text(text["chapter"]))
         for record in records:
             env = record["environment"]
             header += self._entry(
-                nodes.Text(
-                    f"torch {env['torch']}, {device_label(env)}, "
-                    f"{MODE_NAMES[env['mode']]} ({record['date']})"
-                )
+                nodes.Text(f"{environment_label(env, text)} ({record['date']})")
             )
         body = nodes.tbody()
         group += body
@@ -249,17 +280,11 @@ class VerifiedStatus(SphinxDirective):
             row += self._entry(ref)
             for record in records:
                 row += self._entry(
-                    nodes.Text(self._cell(record["notebooks"].get(stem), hashes[stem]))
+                    nodes.Text(
+                        self._cell(record["notebooks"].get(stem), hashes[stem], text)
+                    )
                 )
-        legend = nodes.paragraph(
-            text=(
-                "Each cell: ✓ and the notebook's execution time when every cell passed, ✗ and the "
-                "number of failing cells otherwise, \u201cchanged since\u201d when the notebook was "
-                "edited or re-executed after that run, and a dash when it was not run there. "
-                "Strict outputs: every stored output compared (nbval). Asserts: nbval in lax mode, "
-                "so asserts and exceptions are checked but printed text is not."
-            )
-        )
+        legend = nodes.paragraph(text=text["legend"])
         return [table, legend]
 
     @staticmethod
@@ -271,15 +296,18 @@ class VerifiedStatus(SphinxDirective):
         return entry
 
     @staticmethod
-    def _cell(entry: dict | None, current_hash: str) -> str:
+    def _cell(entry: dict | None, current_hash: str, text: dict | None = None) -> str:
+        text = text or TEXT["en"]
         if entry is None:
             return "\u2014"
         if entry["hash"] != current_hash:
-            return "changed since"
+            return text["changed"]
         if entry["result"] != "pass":
             if entry["cells"] is None:
                 return "✗"
-            return f"✗ {len(entry['failed_cells'])} of {entry['cells']} cells"
+            return text["failed_of"].format(
+                failed=len(entry["failed_cells"]), cells=entry["cells"]
+            )
         if entry["seconds"] is None:
             return "✓"
         return f"✓ {entry['seconds']:.1f} s"

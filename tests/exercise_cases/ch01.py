@@ -41,13 +41,22 @@ def count_unique(model):
         "✓ correct",
     ),
     (
+        "count-set-of-parameters",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    return sum(map(torch.numel, set(model.parameters())))
+""",
+        "✓ correct",
+    ),
+    (
         "count-state-dict-tied-twice",
         "check_count_unique(count_unique)",
         """
 def count_unique(model):
     return sum(t.numel() for t in model.state_dict().values())
 """,
-        "tied weight twice",
+        "on a model that reuses one nn.Linear twice your count is 202; expected 130; you count a tied weight once per name",
     ),
     (
         "count-remove-duplicate-false",
@@ -56,7 +65,7 @@ def count_unique(model):
 def count_unique(model):
     return sum(p.numel() for _, p in model.named_parameters(remove_duplicate=False))
 """,
-        "tied weight twice",
+        "you count a tied weight once per name",
     ),
     (
         "count-state-dict-dedup-includes-buffers",
@@ -74,7 +83,7 @@ def count_unique(model):
 def count_unique(model):
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 """,
-        "skips frozen parameters",
+        "you skip frozen parameters",
     ),
     (
         "count-tensors-not-numbers",
@@ -84,6 +93,38 @@ def count_unique(model):
     return len(list(model.parameters()))
 """,
         "counted tensors, not numbers",
+    ),
+    (
+        "count-weight-bias-names-only",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    total = 0
+    for name, p in model.named_parameters():
+        if name.endswith("weight") or name.endswith("bias"):
+            total += p.numel()
+    return total
+""",
+        "parameters your count is 75; expected 103; you count only names ending in weight or bias",
+    ),
+    (
+        "count-layer-types",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    layers = [m for m in model.modules() if isinstance(m, (nn.Linear, nn.Conv2d, nn.BatchNorm2d))]
+    return sum(p.numel() for m in layers for p in m.parameters(recurse=False))
+""",
+        "on a language model whose output projection is tied to its embedding your count is",
+    ),
+    (
+        "count-returns-tensor",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    return torch.tensor([p.numel() for p in model.parameters()]).sum()
+""",
+        "returned a Tensor; return a Python int",
     ),
     (
         "count-raises",
@@ -115,13 +156,35 @@ def freeze(module):
         "✓ correct",
     ),
     (
+        "freeze-module-by-module-returns-it",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    for submodule in module.modules():
+        for parameter in submodule.parameters(recurse=False):
+            parameter.requires_grad_(False)
+    return module
+""",
+        "✓ correct",
+    ),
+    (
         "freeze-eval",
         "check_freeze(freeze)",
         """
 def freeze(module):
     module.eval()
 """,
-        "eval() switches dropout and batch norm",
+        "eval() does not stop gradients",
+    ),
+    (
+        "freeze-and-eval",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    module.requires_grad_(False)
+    module.eval()
+""",
+        "freeze changed train()/eval() mode",
     ),
     (
         "freeze-module-attribute",
@@ -140,7 +203,7 @@ def freeze(module):
     for parameter in module.parameters():
         parameter = parameter.detach()
 """,
-        "detach() makes a new tensor",
+        "left `0.weight` with requires_grad=True; expected False",
     ),
     (
         "freeze-weights-only",
@@ -151,7 +214,38 @@ def freeze(module):
         if name.endswith("weight"):
             parameter.requires_grad_(False)
 """,
-        "still require grad",
+        "left `0.bias` with requires_grad=True",
+    ),
+    (
+        "freeze-children-only",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    for child in module.children():
+        child.requires_grad_(False)
+""",
+        "freezing `0` of an MLP: freeze left `0.weight` with requires_grad=True",
+    ),
+    (
+        "freeze-own-parameters-only",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    for parameter in module.parameters(recurse=False):
+        parameter.requires_grad_(False)
+""",
+        "freezing all of a ViT-style model",
+    ),
+    (
+        "freeze-new-frozen-parameters",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    for submodule in module.modules():
+        for name, parameter in list(submodule.named_parameters(recurse=False)):
+            setattr(submodule, name, nn.Parameter(parameter.detach(), requires_grad=False))
+""",
+        "is a new Parameter; the optimizer still holds the old, trainable one",
     ),
     (
         "freeze-global-grad-mode",
@@ -201,22 +295,35 @@ def snapshot(model):
         "✓ correct",
     ),
     (
+        "snapshot-copy-of-model",
+        "check_snapshot(snapshot)",
+        """
+import copy
+
+def snapshot(model):
+    return copy.deepcopy(model).state_dict()
+""",
+        "✓ correct",
+    ),
+    (
         "snapshot-alias",
         "check_snapshot(snapshot)",
         """
 def snapshot(model):
     return model.state_dict()
 """,
-        "share memory with the live model",
+        "changed when training went on: it shares memory with the live model",
     ),
     (
         "snapshot-shallow-dict-copy",
         "check_snapshot(snapshot)",
         """
+import copy
+
 def snapshot(model):
-    return dict(model.state_dict())
+    return copy.copy(model.state_dict())
 """,
-        "share memory with the live model",
+        "shares memory with the live model",
     ),
     (
         "snapshot-cpu-is-no-copy-on-cpu",
@@ -225,7 +332,7 @@ def snapshot(model):
 def snapshot(model):
     return {k: v.cpu() for k, v in model.state_dict().items()}
 """,
-        "share memory with the live model",
+        "shares memory with the live model",
     ),
     (
         "snapshot-parameters-only",
@@ -234,7 +341,28 @@ def snapshot(model):
 def snapshot(model):
     return {n: p.detach().clone() for n, p in model.named_parameters()}
 """,
-        "misses the buffers",
+        "state_dict() lists a tied tensor under each name",
+    ),
+    (
+        "snapshot-every-parameter-name-no-buffers",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    named = model.named_parameters(remove_duplicate=False)
+    return {n: p.detach().clone() for n, p in named}
+""",
+        "misses the buffers ['1.num_batches_tracked', '1.running_mean', '1.running_var']",
+    ),
+    (
+        "snapshot-parameters-and-every-buffer",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    tensors = dict(model.named_parameters(remove_duplicate=False))
+    tensors.update(model.named_buffers())
+    return {n: t.detach().clone() for n, t in tensors.items()}
+""",
+        "a non-persistent buffer that state_dict() leaves out",
     ),
     (
         "snapshot-keep-vars-clone",
@@ -243,6 +371,15 @@ def snapshot(model):
 def snapshot(model):
     return {k: v.clone() for k, v in model.state_dict(keep_vars=True).items()}
 """,
-        "still require grad",
+        "requires grad",
+    ),
+    (
+        "snapshot-float-copies",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    return {k: v.float().clone() for k, v in model.state_dict().items()}
+""",
+        "`1.num_batches_tracked` is torch.float32",
     ),
 ]

@@ -18,7 +18,8 @@ def init_weights(m):
     std = 0.02
     torch.nn.init.trunc_normal_(m.weight, mean=0.0, std=std, a=-2 * std, b=2 * std)
     if m.bias is not None:
-        m.bias.data.zero_()
+        with torch.no_grad():
+            m.bias.zero_()
 """,
         "✓ correct",
     ),
@@ -36,10 +37,28 @@ def init_weights(module):
             w.normal_(0, 0.02)
             outside = w.abs() > 0.04
             while outside.any():
-                w[outside] = torch.randn(int(outside.sum())) * 0.02
+                w[outside] = torch.randn(int(outside.sum()), dtype=w.dtype) * 0.02
                 outside = w.abs() > 0.04
             if module.bias is not None:
                 module.bias.fill_(0.0)
+""",
+        "✓ correct",
+    ),
+    (
+        "trunc-copy-from-a-fresh-tensor",
+        "check_init_weights(init_weights)",
+        """
+import torch
+from torch import nn
+
+def init_weights(module):
+    if not isinstance(module, nn.Linear):
+        return
+    fresh = nn.init.trunc_normal_(torch.empty_like(module.weight), std=0.02, a=-0.04, b=0.04)
+    with torch.no_grad():
+        module.weight.copy_(fresh)
+        if module.bias is not None:
+            module.bias.copy_(torch.zeros_like(module.bias))
 """,
         "✓ correct",
     ),
@@ -71,7 +90,7 @@ def init_weights(module):
         "bias=False",
     ),
     (
-        "trunc-default-bounds",
+        "trunc-default-bounds-as-in-timm",
         "check_init_weights(init_weights)",
         """
 from torch import nn
@@ -115,7 +134,7 @@ def init_weights(module):
         "clamping piles the tails onto the bounds",
     ),
     (
-        "trunc-every-parameter",
+        "trunc-every-parameter-named-weight",
         "check_init_weights(init_weights)",
         """
 from torch import nn
@@ -155,6 +174,52 @@ def init_weights(module):
 """,
         "a normal with std 0.02 cut at ±0.04",
     ),
+    (
+        "trunc-new-parameters",
+        "check_init_weights(init_weights)",
+        """
+import torch
+from torch import nn
+
+def init_weights(module):
+    if isinstance(module, nn.Linear):
+        weight = torch.empty_like(module.weight)
+        module.weight = nn.Parameter(nn.init.trunc_normal_(weight, std=0.02, a=-0.04, b=0.04))
+        if module.bias is not None:
+            module.bias = nn.Parameter(torch.zeros_like(module.bias))
+""",
+        "replaced 0.weight with a new tensor",
+    ),
+    (
+        "trunc-attention-in-proj-too",
+        "check_init_weights(init_weights)",
+        """
+from torch import nn
+
+def init_weights(module):
+    if isinstance(module, nn.Linear):
+        nn.init.trunc_normal_(module.weight, std=0.02, a=-0.04, b=0.04)
+        if module.bias is not None:
+            nn.init.zeros_(module.bias)
+    if isinstance(module, nn.MultiheadAttention):
+        nn.init.trunc_normal_(module.in_proj_weight, std=0.02, a=-0.04, b=0.04)
+""",
+        "belongs to no nn.Linear",
+    ),
+    (
+        "trunc-embedding-too",
+        "check_init_weights(init_weights)",
+        """
+from torch import nn
+
+def init_weights(module):
+    if isinstance(module, (nn.Linear, nn.Embedding)):
+        nn.init.trunc_normal_(module.weight, std=0.02, a=-0.04, b=0.04)
+    if isinstance(module, nn.Linear) and module.bias is not None:
+        nn.init.zeros_(module.bias)
+""",
+        "changed the Embedding",
+    ),
     # --- conv_fan_in ---
     (
         "fan-in-from-weight-shape",
@@ -186,6 +251,17 @@ from torch import nn
 
 def conv_fan_in(conv):
     return nn.init._calculate_fan_in_and_fan_out(conv.weight)[0]
+""",
+        "✓ correct",
+    ),
+    (
+        "fan-in-numpy-prod",
+        "check_conv_fan_in(conv_fan_in)",
+        """
+import numpy as np
+
+def conv_fan_in(conv):
+    return (conv.in_channels // conv.groups) * np.prod(conv.kernel_size)
 """,
         "✓ correct",
     ),
@@ -240,20 +316,62 @@ def conv_fan_in(conv):
 """,
         "one entry per spatial dimension",
     ),
-    # --- reseed_linear_ ---
     (
-        "reseed-fork-rng-reset-parameters",
-        "check_reseed_linear_(reseed_linear_)",
+        # Issue 20 called this "ignoring dilation"; torch's fan-in is 27 for Conv2d(3, 8, 3, dilation=2)
+        # (nn.init._calculate_fan_in_and_fan_out), so it is counting the dilated span that is wrong.
+        "fan-in-dilated-span",
+        "check_conv_fan_in(conv_fan_in)",
         """
-import torch
+import math
 
-def reseed_linear_(layer, seed):
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        layer.reset_parameters()
+def conv_fan_in(conv):
+    span = [d * (k - 1) + 1 for k, d in zip(conv.kernel_size, conv.dilation)]
+    return conv.in_channels // conv.groups * math.prod(span)
 """,
-        "✓ correct",
+        "you returned 75, expected 27: dilation spreads the same weights",
     ),
+    (
+        "fan-in-counts-padding",
+        "check_conv_fan_in(conv_fan_in)",
+        """
+import math
+
+def conv_fan_in(conv):
+    window = [k + 2 * p for k, p in zip(conv.kernel_size, conv.padding)]
+    return conv.in_channels // conv.groups * math.prod(window)
+""",
+        "padding changes the input, not the kernel",
+    ),
+    (
+        "fan-in-whole-weight",
+        "check_conv_fan_in(conv_fan_in)",
+        """
+def conv_fan_in(conv):
+    return conv.weight.numel()
+""",
+        "the size of one filter",
+    ),
+    (
+        "fan-in-true-division",
+        "check_conv_fan_in(conv_fan_in)",
+        """
+import math
+
+def conv_fan_in(conv):
+    return conv.in_channels / conv.groups * math.prod(conv.kernel_size)
+""",
+        "return an int",
+    ),
+    (
+        "fan-in-plus-bias",
+        "check_conv_fan_in(conv_fan_in)",
+        """
+def conv_fan_in(conv):
+    return conv.weight[0].numel() + 1
+""",
+        "the bias is added, not weighted",
+    ),
+    # --- reseed_linear_ ---
     (
         "reseed-uniform-by-hand",
         "check_reseed_linear_(reseed_linear_)",
@@ -266,7 +384,40 @@ def reseed_linear_(layer, seed):
     bound = layer.in_features ** -0.5
     with torch.no_grad():
         for p in (layer.weight, layer.bias):
-            p.copy_(torch.rand(p.shape, generator=g) * 2 * bound - bound)
+            if p is not None:
+                p.copy_(torch.rand(p.shape, generator=g) * 2 * bound - bound)
+""",
+        "✓ correct",
+    ),
+    (
+        "reseed-in-place-uniform-methods",
+        "check_reseed_linear_(reseed_linear_)",
+        """
+import math
+import torch
+
+def reseed_linear_(layer, seed):
+    generator = torch.Generator().manual_seed(seed)
+    bound = 1 / math.sqrt(layer.weight.shape[1])
+    with torch.no_grad():
+        layer.weight.uniform_(-bound, bound, generator=generator)
+        if layer.bias is not None:
+            layer.bias.uniform_(-bound, bound, generator=generator)
+""",
+        "✓ correct",
+    ),
+    (
+        "reseed-loop-over-parameters",
+        "check_reseed_linear_(reseed_linear_)",
+        """
+import torch
+from torch import nn
+
+def reseed_linear_(layer, seed):
+    g = torch.Generator().manual_seed(seed)
+    bound = layer.in_features ** -0.5
+    for param in layer.parameters():
+        nn.init.uniform_(param, -bound, bound, generator=g)
 """,
         "✓ correct",
     ),
@@ -280,7 +431,21 @@ def reseed_linear_(layer, seed):
     torch.manual_seed(seed)
     layer.reset_parameters()
 """,
-        "changed the global random number generator",
+        "it called torch.manual_seed",
+    ),
+    (
+        # Issue 20: fork_rng(devices=[]) restores the CPU generator only; manual_seed also reseeds CUDA's.
+        "reseed-fork-rng-no-devices",
+        "check_reseed_linear_(reseed_linear_)",
+        """
+import torch
+
+def reseed_linear_(layer, seed):
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        layer.reset_parameters()
+""",
+        "fork_rng(devices=[]) leaves reseeded",
     ),
     (
         "reseed-generator-not-passed",
@@ -294,7 +459,8 @@ def reseed_linear_(layer, seed):
     generator = torch.Generator().manual_seed(seed)
     bound = 1 / math.sqrt(layer.in_features)
     nn.init.kaiming_uniform_(layer.weight, a=math.sqrt(5))
-    nn.init.uniform_(layer.bias, -bound, bound)
+    if layer.bias is not None:
+        nn.init.uniform_(layer.bias, -bound, bound)
 """,
         "changed the global random number generator",
     ),
@@ -310,7 +476,8 @@ def reseed_linear_(layer, seed):
     generator = torch.Generator().manual_seed(seed)
     bound = 1 / math.sqrt(layer.in_features)
     nn.init.kaiming_uniform_(layer.weight, generator=generator)
-    nn.init.uniform_(layer.bias, -bound, bound, generator=generator)
+    if layer.bias is not None:
+        nn.init.uniform_(layer.bias, -bound, bound, generator=generator)
 """,
         "kaiming_uniform_'s default a=0",
     ),
@@ -323,8 +490,8 @@ from torch import nn
 
 def reseed_linear_(layer, seed):
     generator = torch.Generator().manual_seed(seed)
-    nn.init.uniform_(layer.weight, generator=generator)
-    nn.init.uniform_(layer.bias, generator=generator)
+    for param in layer.parameters():
+        nn.init.uniform_(param, generator=generator)
 """,
         "uniform_'s default range is [0, 1)",
     ),
@@ -353,9 +520,44 @@ from torch import nn
 def reseed_linear_(layer, seed):
     generator = torch.Generator().manual_seed(seed)
     nn.init.kaiming_uniform_(layer.weight, a=math.sqrt(5), generator=generator)
-    nn.init.zeros_(layer.bias)
+    if layer.bias is not None:
+        nn.init.zeros_(layer.bias)
 """,
         "the bias should be drawn from",
+    ),
+    (
+        "reseed-bias-bound-from-out-features",
+        "check_reseed_linear_(reseed_linear_)",
+        """
+import math
+import torch
+from torch import nn
+
+def reseed_linear_(layer, seed):
+    generator = torch.Generator().manual_seed(seed)
+    nn.init.kaiming_uniform_(layer.weight, a=math.sqrt(5), generator=generator)
+    if layer.bias is not None:
+        bound = 1 / math.sqrt(layer.out_features)
+        nn.init.uniform_(layer.bias, -bound, bound, generator=generator)
+""",
+        "with the weight's fan-in",
+    ),
+    (
+        # The chapter's reference before issue 20: it crashed on a bias=False layer.
+        "reseed-bias-false-crashes",
+        "check_reseed_linear_(reseed_linear_)",
+        """
+import math
+import torch
+from torch import nn
+
+def reseed_linear_(layer, seed):
+    generator = torch.Generator().manual_seed(seed)
+    bound = 1 / math.sqrt(layer.in_features)
+    nn.init.kaiming_uniform_(layer.weight, a=math.sqrt(5), generator=generator)
+    nn.init.uniform_(layer.bias, -bound, bound, generator=generator)
+""",
+        "skip the bias when it is None",
     ),
     (
         "reseed-new-parameters",
@@ -369,11 +571,12 @@ def reseed_linear_(layer, seed):
     generator = torch.Generator().manual_seed(seed)
     bound = 1 / math.sqrt(layer.in_features)
     weight = torch.rand(layer.weight.shape, generator=generator) * 2 * bound - bound
-    bias = torch.rand(layer.bias.shape, generator=generator) * 2 * bound - bound
     layer.weight = nn.Parameter(weight)
-    layer.bias = nn.Parameter(bias)
+    if layer.bias is not None:
+        bias = torch.rand(layer.bias.shape, generator=generator) * 2 * bound - bound
+        layer.bias = nn.Parameter(bias)
 """,
-        "replaced the parameters instead of filling them in place",
+        "replaced weight with a new tensor",
     ),
     (
         "reseed-ignores-seed",
@@ -387,8 +590,29 @@ def reseed_linear_(layer, seed):
     generator = torch.Generator().manual_seed(0)
     bound = 1 / math.sqrt(layer.in_features)
     nn.init.kaiming_uniform_(layer.weight, a=math.sqrt(5), generator=generator)
-    nn.init.uniform_(layer.bias, -bound, bound, generator=generator)
+    if layer.bias is not None:
+        nn.init.uniform_(layer.bias, -bound, bound, generator=generator)
 """,
         "seeds 7 and 8 gave the same numbers",
+    ),
+    (
+        "reseed-generator-made-once",
+        "check_reseed_linear_(reseed_linear_)",
+        """
+import math
+import torch
+from torch import nn
+
+_generator = torch.Generator()
+
+def reseed_linear_(layer, seed):
+    if _generator.initial_seed() != seed:
+        _generator.manual_seed(seed)
+    bound = 1 / math.sqrt(layer.in_features)
+    nn.init.kaiming_uniform_(layer.weight, a=math.sqrt(5), generator=_generator)
+    if layer.bias is not None:
+        nn.init.uniform_(layer.bias, -bound, bound, generator=_generator)
+""",
+        "the same seed gave different numbers",
     ),
 ]

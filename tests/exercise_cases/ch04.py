@@ -6,14 +6,14 @@ CASES = [
     # Right answers: expect "✓ correct". Wrong answers: expect the hint text (the line must start with "✗").
     # --- Affine
     (
-        "affine-plain-none",
+        "affine-conditional-expression",
         "check_affine(Affine)",
         """
 class Affine(nn.Module):
-    def __init__(self, num_features, bias=True):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
         super().__init__()
-        self.weight = nn.Parameter(torch.ones(num_features))
-        self.bias = nn.Parameter(torch.zeros(num_features)) if bias else None
+        self.weight = nn.Parameter(torch.ones(num_features, device=device, dtype=dtype))
+        self.bias = nn.Parameter(torch.zeros(num_features, device=device, dtype=dtype)) if bias else None
 
     def forward(self, X):
         return X * self.weight + (0 if self.bias is None else self.bias)
@@ -21,14 +21,15 @@ class Affine(nn.Module):
         "✓ correct",
     ),
     (
-        "affine-addcmul",
+        "affine-addcmul-register",
         "check_affine(Affine)",
         """
 class Affine(nn.Module):
-    def __init__(self, n, bias=True):
+    def __init__(self, n, bias=True, device=None, dtype=None):
         super().__init__()
-        self.register_parameter("weight", nn.Parameter(torch.ones(n)))
-        self.register_parameter("bias", nn.Parameter(torch.zeros(n)) if bias else None)
+        kw = dict(device=device, dtype=dtype)
+        self.register_parameter("weight", nn.Parameter(torch.ones(n, **kw)))
+        self.register_parameter("bias", nn.Parameter(torch.zeros(n, **kw)) if bias else None)
 
     def forward(self, inputs):
         if self.bias is None:
@@ -38,7 +39,100 @@ class Affine(nn.Module):
         "✓ correct",
     ),
     (
+        "affine-empty-then-init",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(num_features, device=device, dtype=dtype))
+        if bias:
+            self.bias = nn.Parameter(torch.empty(num_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        nn.init.ones_(self.weight)
+        if self.bias is not None:
+            nn.init.zeros_(self.bias)
+
+    def forward(self, X):
+        return X * self.weight if self.bias is None else X * self.weight + self.bias
+""",
+        "✓ correct",
+    ),
+    (
         "affine-data-in-forward",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(num_features, device=device, dtype=dtype))
+        if bias:
+            self.bias = nn.Parameter(torch.zeros(num_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, X):
+        out = X * self.weight.data
+        return out if self.bias is None else out + self.bias.data
+""",
+        ".data or .detach() in forward cuts the layer out of autograd",
+    ),
+    (
+        "affine-frozen-zero-bias",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(num_features, device=device, dtype=dtype))
+        self.bias = nn.Parameter(torch.zeros(num_features, device=device, dtype=dtype), requires_grad=bias)
+
+    def forward(self, X):
+        return X * self.weight + self.bias
+""",
+        "Affine(5, bias=False) registers ['weight', 'bias']; expected ['weight']",
+    ),
+    (
+        "affine-plain-tensor-bias",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(num_features, device=device, dtype=dtype))
+        if bias:
+            self.bias = nn.Parameter(torch.zeros(num_features, device=device, dtype=dtype))
+        else:
+            self.bias = torch.zeros(num_features, device=device, dtype=dtype)
+
+    def forward(self, X):
+        return X * self.weight + self.bias
+""",
+        "not None; register None with self.register_parameter('bias', None)",
+    ),
+    (
+        "affine-no-bias-attribute",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.use_bias = bias
+        self.weight = nn.Parameter(torch.ones(num_features, device=device, dtype=dtype))
+        if bias:
+            self.bias = nn.Parameter(torch.zeros(num_features, device=device, dtype=dtype))
+
+    def forward(self, X):
+        return X * self.weight + self.bias if self.use_bias else X * self.weight
+""",
+        "has no attribute bias",
+    ),
+    (
+        "affine-no-factory-arguments",
         "check_affine(Affine)",
         """
 class Affine(nn.Module):
@@ -51,60 +145,86 @@ class Affine(nn.Module):
             self.register_parameter("bias", None)
 
     def forward(self, X):
-        out = X * self.weight.data
-        return out if self.bias is None else out + self.bias.data
+        out = X * self.weight
+        return out if self.bias is None else out + self.bias
 """,
-        "`.data` or `.detach()` in forward",
+        "take device=None, dtype=None, as nn.Linear does",
     ),
     (
-        "affine-frozen-zero-bias",
+        "affine-ignores-dtype",
         "check_affine(Affine)",
         """
 class Affine(nn.Module):
-    def __init__(self, num_features, bias=True):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
         super().__init__()
-        self.weight = nn.Parameter(torch.ones(num_features))
-        self.bias = nn.Parameter(torch.zeros(num_features), requires_grad=bias)
-
-    def forward(self, X):
-        return X * self.weight + self.bias
-""",
-        "still has a bias parameter",
-    ),
-    (
-        "affine-plain-tensor-bias",
-        "check_affine(Affine)",
-        """
-class Affine(nn.Module):
-    def __init__(self, num_features, bias=True):
-        super().__init__()
-        self.weight = nn.Parameter(torch.ones(num_features))
+        self.weight = nn.Parameter(torch.ones(num_features, device=device))
         if bias:
-            self.bias = nn.Parameter(torch.zeros(num_features))
+            self.bias = nn.Parameter(torch.zeros(num_features, device=device))
         else:
-            self.bias = torch.zeros(num_features)
+            self.register_parameter("bias", None)
 
     def forward(self, X):
-        return X * self.weight + self.bias
+        out = X * self.weight
+        return out if self.bias is None else out + self.bias
 """,
-        "not None: register None",
+        "Affine(3, dtype=torch.float64).weight is (3,) float32 on cpu; expected (3,) float64 on cpu",
     ),
     (
-        "affine-no-bias-attribute",
+        "affine-ignores-device",
         "check_affine(Affine)",
         """
 class Affine(nn.Module):
-    def __init__(self, num_features, bias=True):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
         super().__init__()
-        self.use_bias = bias
-        self.weight = nn.Parameter(torch.ones(num_features))
+        self.weight = nn.Parameter(torch.ones(num_features, dtype=dtype))
         if bias:
-            self.bias = nn.Parameter(torch.zeros(num_features))
+            self.bias = nn.Parameter(torch.zeros(num_features, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
 
     def forward(self, X):
-        return X * self.weight + self.bias if self.use_bias else X * self.weight
+        out = X * self.weight
+        return out if self.bias is None else out + self.bias
 """,
-        "has no attribute bias",
+        "Affine(4, device='meta').weight is (4,) float32 on cpu; expected (4,) float32 on meta",
+    ),
+    (
+        "affine-matrix-weight",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.weight = nn.Parameter(torch.eye(num_features, device=device, dtype=dtype))
+        if bias:
+            self.bias = nn.Parameter(torch.zeros(num_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, X):
+        out = X @ self.weight
+        return out if self.bias is None else out + self.bias
+""",
+        "Affine(5).weight is (5, 5) float32 on cpu; expected (5,) float32 on cpu",
+    ),
+    (
+        "affine-in-place-on-input",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(num_features, device=device, dtype=dtype))
+        if bias:
+            self.bias = nn.Parameter(torch.zeros(num_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, X):
+        X *= self.weight
+        return X if self.bias is None else X + self.bias
+""",
+        "Affine(5) changed its input in place",
     ),
     # --- Tower
     (
@@ -142,6 +262,24 @@ class Tower(nn.Module):
         for i in range(len(self.layers)):
             x = F.relu(self.layers[i](x))
         return x
+""",
+        "✓ correct",
+    ),
+    (
+        "tower-add-module",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.layers = nn.ModuleDict()
+        for i in range(depth):
+            self.layers[f"linear{i}"] = nn.Linear(width, width)
+
+    def forward(self, X):
+        for layer in self.layers.values():
+            X = layer(X).clamp(min=0)
+        return X
 """,
         "✓ correct",
     ),
@@ -191,30 +329,137 @@ class Tower(nn.Module):
             X = layer(X)
         return X
 """,
-        "each followed by a ReLU",
+        "apply the layers in order, each followed by a ReLU",
+    ),
+    (
+        "tower-relu-only-at-end",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(width, width) for _ in range(depth))
+
+    def forward(self, X):
+        for layer in self.layers:
+            X = layer(X)
+        return torch.relu(X)
+""",
+        "Tower(4, 3): the output differs",
+    ),
+    (
+        "tower-reversed-order",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(width, width) for _ in range(depth))
+
+    def forward(self, X):
+        for layer in reversed(self.layers):
+            X = torch.relu(layer(X))
+        return X
+""",
+        "the output differs",
+    ),
+    (
+        "tower-no-bias",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(width, width, bias=False) for _ in range(depth))
+
+    def forward(self, X):
+        for layer in self.layers:
+            X = torch.relu(layer(X))
+        return X
+""",
+        "expected 3 nn.Linear(4, 4) layers with bias",
+    ),
+    (
+        "tower-reinitialized",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(width, width) for _ in range(depth))
+        for layer in self.layers:
+            nn.init.xavier_uniform_(layer.weight)
+
+    def forward(self, X):
+        for layer in self.layers:
+            X = torch.relu(layer(X))
+        return X
+""",
+        "the initial values differ",
+    ),
+    (
+        "tower-relu-in-place-on-input",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(width, width) for _ in range(depth))
+
+    def forward(self, X):
+        X.relu_()
+        for layer in self.layers:
+            X = torch.relu(layer(X))
+        return X
+""",
+        "changed its input in place",
     ),
     # --- make_positive
     (
-        "positive-softplus",
+        "positive-exp-module",
         "check_make_positive(make_positive)",
         """
+class Exp(nn.Module):
+    def forward(self, W):
+        return W.exp()
+
+
 def make_positive(layer):
-    parametrize.register_parametrization(layer, "weight", nn.Softplus())
+    parametrize.register_parametrization(layer, "weight", Exp())
     return layer
 """,
         "✓ correct",
     ),
     (
-        "positive-abs-eps",
+        "positive-elu-plus-one",
         "check_make_positive(make_positive)",
         """
-class AbsPlusEps(nn.Module):
-    def forward(self, X):
-        return X.abs() + 1e-6
+import torch.nn.functional as F
+
+
+class EluPlusOne(nn.Module):
+    def forward(self, W):
+        return F.elu(W) + 1
 
 
 def make_positive(layer):
-    parametrize.register_parametrization(layer, "weight", AbsPlusEps())
+    parametrize.register_parametrization(layer, "weight", EluPlusOne())
+    return layer
+""",
+        "✓ correct",
+    ),
+    (
+        "positive-softplus-sequential-eps",
+        "check_make_positive(make_positive)",
+        """
+class AddEps(nn.Module):
+    def forward(self, W):
+        return W + 1e-4
+
+
+def make_positive(layer):
+    parametrize.register_parametrization(layer, "weight", nn.Sequential(nn.Softplus(), AddEps()))
+    return layer
 """,
         "✓ correct",
     ),
@@ -240,19 +485,44 @@ def make_positive(layer):
         "is not parametrized",
     ),
     (
-        "positive-clamp",
+        "positive-clamp-min-eps",
         "check_make_positive(make_positive)",
         """
 class Clamp(nn.Module):
     def forward(self, X):
-        return X.clamp(min=0)
+        return X.clamp(min=1e-3)
 
 
 def make_positive(layer):
     parametrize.register_parametrization(layer, "weight", Clamp())
     return layer
 """,
-        "exactly 0",
+        "on nn.Linear(6, 4) with weights in [-3, 3] 14 of 24 entries get zero gradient",
+    ),
+    (
+        "positive-relu",
+        "check_make_positive(make_positive)",
+        """
+def make_positive(layer):
+    parametrize.register_parametrization(layer, "weight", nn.ReLU())
+    return layer
+""",
+        "weights are not > 0 right after make_positive",
+    ),
+    (
+        "positive-abs-eps",
+        "check_make_positive(make_positive)",
+        """
+class AbsPlusEps(nn.Module):
+    def forward(self, X):
+        return X.abs() + 1e-6
+
+
+def make_positive(layer):
+    parametrize.register_parametrization(layer, "weight", AbsPlusEps())
+    return layer
+""",
+        "on a zero-initialized nn.Linear(4, 3, bias=False) 12 of 12 entries get zero gradient",
     ),
     (
         "positive-detached",
@@ -267,6 +537,33 @@ def make_positive(layer):
     parametrize.register_parametrization(layer, "weight", DetachedExp())
     return layer
 """,
-        "no gradient reached",
+        "no gradient reaches parametrizations.weight.original",
+    ),
+    (
+        "positive-no-return",
+        "check_make_positive(make_positive)",
+        """
+def make_positive(layer):
+    parametrize.register_parametrization(layer, "weight", nn.Softplus())
+""",
+        "should return the layer it was given",
+    ),
+    (
+        "positive-log-right-inverse",
+        "check_make_positive(make_positive)",
+        """
+class Exp(nn.Module):
+    def forward(self, W):
+        return W.exp()
+
+    def right_inverse(self, W):
+        return W.log()  # keep the current values
+
+
+def make_positive(layer):
+    parametrize.register_parametrization(layer, "weight", Exp())
+    return layer
+""",
+        "weights are not > 0 right after make_positive",
     ),
 ]

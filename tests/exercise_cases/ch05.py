@@ -1,10 +1,13 @@
-"""Answers that tests/test_exercises.py runs through chapter 05's checkers."""
+"""Answers that tests/test_exercises.py runs through the checkers of chapter 5's first page.
+
+The second page, 05_checkpoints_that_survive, has its cases in ch05b.py (one NOTEBOOK per module).
+"""
 
 NOTEBOOK = "05_file_io"
 CASES = [
     # id, the check call, the answer's source, and what the single printed line must contain.
     # Right answers: expect "✓ correct". Wrong answers: expect the hint text (the line must start with "✗").
-    # --- load_checkpoint: map_location and weights_only ---
+    # --- load_checkpoint: map_location, weights_only, what torch.load returns ---
     (
         "load-map-location-open-file",
         "check_load_checkpoint(load_checkpoint)",
@@ -16,13 +19,22 @@ def load_checkpoint(path, device):
         "✓ correct",
     ),
     (
-        "load-map-location-dict-of-locations",
+        "load-empty-safe-globals",
         "check_load_checkpoint(load_checkpoint)",
         """
 def load_checkpoint(path, device):
-    target = str(device)
-    state = torch.load(path, weights_only=True, map_location={"cpu": target, "cuda:0": target})
-    return dict(state)
+    with torch.serialization.safe_globals([]):  # nothing beyond the default allowlist
+        return torch.load(path, map_location=torch.device(device), weights_only=True)
+""",
+        "✓ correct",
+    ),
+    (
+        "load-bytes-first",
+        "check_load_checkpoint(load_checkpoint)",
+        """
+def load_checkpoint(path, device):
+    data = io.BytesIO(Path(path).read_bytes())
+    return torch.load(data, map_location=str(device), weights_only=True)
 """,
         "✓ correct",
     ),
@@ -62,118 +74,213 @@ def load_checkpoint(path, device):
 """,
         "use weights_only=True",
     ),
-    # --- BestCheckpoints: best-k retention ---
     (
-        "best-k-dict-recomputed",
-        "check_best_checkpoints(BestCheckpoints)",
+        "load-cpu-then-move-flat",
+        "check_load_checkpoint(load_checkpoint)",
         """
-class BestCheckpoints:
-    def __init__(self, directory, k):
-        self.directory, self.k, self.losses = Path(directory), k, {}
-
-    def save(self, step, val_loss, state):
-        self.losses[step] = val_loss
-        best = sorted(self.losses, key=self.losses.get)[: self.k]
-        if step in best:
-            torch.save(state, self.directory / f"step-{step}.pt")
-        for old in list(self.losses):
-            if old not in best:
-                (self.directory / f"step-{old}.pt").unlink(missing_ok=True)
-                del self.losses[old]
+def load_checkpoint(path, device):
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    return {k: v.to(device) for k, v in state.items()}
+""",
+        "_metadata",
+    ),
+    (
+        "load-dict-copy-drops-metadata",
+        "check_load_checkpoint(load_checkpoint)",
+        """
+def load_checkpoint(path, device):
+    return dict(torch.load(path, map_location=device, weights_only=True))
+""",
+        "_metadata",
+    ),
+    (
+        "load-device-type-only",
+        "check_load_checkpoint(load_checkpoint)",
+        """
+def load_checkpoint(path, device):
+    return torch.load(path, map_location=device.type, weights_only=True)
+""",
+        "AttributeError",
+    ),
+    # --- strip_prefixes: module. and _orig_mod., _metadata kept, argument untouched ---
+    (
+        "strip-rename-by-hand",
+        "check_strip_prefixes(strip_prefixes)",
+        """
+def strip_prefixes(state_dict):
+    names = list(state_dict)
+    cut = ""
+    while True:
+        rest = [n[len(cut):] for n in names]
+        step = next((p for p in ("module.", "_orig_mod.") if rest and all(r.startswith(p) for r in rest)), "")
+        if not step:
+            break
+        cut += step
+    result = OrderedDict((n[len(cut):], t) for n, t in state_dict.items())
+    if hasattr(state_dict, "_metadata"):
+        head = cut.rstrip(".")
+        result._metadata = OrderedDict()
+        for key, value in state_dict._metadata.items():
+            if key == head:
+                result._metadata[""] = value
+            elif key.startswith(cut):
+                result._metadata[key[len(cut):]] = value
+            elif not cut or not head.startswith(key):
+                result._metadata[key] = value
+    return result
 """,
         "✓ correct",
     ),
     (
-        "best-k-heap",
-        "check_best_checkpoints(BestCheckpoints)",
+        "strip-recursive-deepcopy-metadata",
+        "check_strip_prefixes(strip_prefixes)",
         """
-import heapq
-
-
-class BestCheckpoints:
-    def __init__(self, directory, k):
-        self.directory, self.k, self.heap = directory, k, []  # (-loss, step): worst on top
-
-    def save(self, step, val_loss, state):
-        path = self.directory / f"step-{step}.pt"
-        torch.save(state, path)
-        heapq.heappush(self.heap, (-val_loss, step))
-        if len(self.heap) > self.k:
-            _, worst = heapq.heappop(self.heap)
-            (self.directory / f"step-{worst}.pt").unlink()
+def strip_prefixes(state_dict):
+    result = OrderedDict(state_dict)
+    if hasattr(state_dict, "_metadata"):
+        result._metadata = copy.deepcopy(state_dict._metadata)
+    for prefix in ("module.", "_orig_mod."):
+        if result and all(k.startswith(prefix) for k in result):
+            consume_prefix_in_state_dict_if_present(result, prefix)
+            return strip_prefixes(result)
+    return result
 """,
         "✓ correct",
     ),
     (
-        "best-k-most-recent",
-        "check_best_checkpoints(BestCheckpoints)",
+        "strip-common-prefix-loop",
+        "check_strip_prefixes(strip_prefixes)",
         """
-from collections import deque
-
-
-class BestCheckpoints:
-    def __init__(self, directory, k):
-        self.directory, self.k, self.paths = directory, k, deque()
-
-    def save(self, step, val_loss, state):
-        path = self.directory / f"step-{step}.pt"
-        torch.save(state, path)
-        self.paths.append(path)
-        if len(self.paths) > self.k:
-            self.paths.popleft().unlink()
+def strip_prefixes(state_dict):
+    result = OrderedDict(state_dict.items())
+    metadata = getattr(state_dict, "_metadata", None)
+    if metadata is not None:
+        result._metadata = OrderedDict(metadata.items())
+    changed = True
+    while changed:
+        changed = False
+        for prefix in ("_orig_mod.", "module."):
+            if len(result) and all(name.startswith(prefix) for name in result):
+                consume_prefix_in_state_dict_if_present(result, prefix)
+                changed = True
+    return result
 """,
-        "most recent k",
+        "✓ correct",
     ),
     (
-        "best-k-highest-losses",
-        "check_best_checkpoints(BestCheckpoints)",
+        "strip-removeprefix-comprehension",
+        "check_strip_prefixes(strip_prefixes)",
         """
-class BestCheckpoints:
-    def __init__(self, directory, k):
-        self.directory, self.k, self.kept = directory, k, []
-
-    def save(self, step, val_loss, state):
-        path = self.directory / f"step-{step}.pt"
-        torch.save(state, path)
-        self.kept = sorted(self.kept + [(val_loss, path)], reverse=True)
-        for _, worse in self.kept[self.k :]:
-            worse.unlink()
-        self.kept = self.kept[: self.k]
+def strip_prefixes(state_dict):
+    return {k.removeprefix("module.").removeprefix("_orig_mod."): v for k, v in state_dict.items()}
 """,
-        "highest losses",
+        "_metadata",
     ),
     (
-        "best-k-never-deletes",
-        "check_best_checkpoints(BestCheckpoints)",
+        "strip-startswith-slice",
+        "check_strip_prefixes(strip_prefixes)",
         """
-class BestCheckpoints:
-    def __init__(self, directory, k):
-        self.directory, self.k, self.kept = directory, k, []
-
-    def save(self, step, val_loss, state):
-        path = self.directory / f"step-{step}.pt"
-        torch.save(state, path)
-        self.kept = sorted(self.kept + [(val_loss, path)])[: self.k]  # forgets, never deletes
+def strip_prefixes(state_dict):
+    result = {}
+    for key, value in state_dict.items():
+        for prefix in ("module.", "_orig_mod.", "module."):
+            if key.startswith(prefix):
+                key = key[len(prefix):]
+        result[key] = value
+    return result
 """,
-        "delete the file that falls out of the best k",
+        "_metadata",
     ),
     (
-        "best-k-off-by-one",
-        "check_best_checkpoints(BestCheckpoints)",
+        "strip-consume-in-place",
+        "check_strip_prefixes(strip_prefixes)",
         """
-class BestCheckpoints:
-    def __init__(self, directory, k):
-        self.directory, self.k, self.kept = directory, k, []
-
-    def save(self, step, val_loss, state):
-        path = self.directory / f"step-{step}.pt"
-        torch.save(state, path)
-        self.kept = sorted(self.kept + [(val_loss, path)])
-        for _, worse in self.kept[self.k + 1 :]:
-            worse.unlink()
-        self.kept = self.kept[: self.k + 1]
+def strip_prefixes(state_dict):
+    for prefix in ("module.", "_orig_mod.", "module."):
+        consume_prefix_in_state_dict_if_present(state_dict, prefix)
+    return state_dict
 """,
-        "delete the file that falls out of the best k",
+        "changed its argument",
+    ),
+    (
+        "strip-consume-returns-none",
+        "check_strip_prefixes(strip_prefixes)",
+        """
+def strip_prefixes(state_dict):
+    result = copy.deepcopy(state_dict)
+    return consume_prefix_in_state_dict_if_present(result, "module.")
+""",
+        "returned None",
+    ),
+    (
+        "strip-replace-everywhere",
+        "check_strip_prefixes(strip_prefixes)",
+        """
+def strip_prefixes(state_dict):
+    result = OrderedDict((k.replace("module.", "").replace("_orig_mod.", ""), v) for k, v in state_dict.items())
+    if hasattr(state_dict, "_metadata"):
+        result._metadata = OrderedDict(
+            (k.replace("module.", "").replace("_orig_mod.", "").replace("module", "").replace("_orig_mod", ""), v)
+            for k, v in state_dict._metadata.items()
+        )
+    return result
+""",
+        "str.replace also cuts",
+    ),
+    (
+        "strip-module-only",
+        "check_strip_prefixes(strip_prefixes)",
+        """
+def strip_prefixes(state_dict):
+    result = OrderedDict(state_dict)
+    if hasattr(state_dict, "_metadata"):
+        result._metadata = OrderedDict(state_dict._metadata)
+    consume_prefix_in_state_dict_if_present(result, "module.")
+    return result
+""",
+        "strip both prefixes",
+    ),
+    (
+        "strip-each-once-fixed-order",
+        "check_strip_prefixes(strip_prefixes)",
+        """
+def strip_prefixes(state_dict):
+    result = OrderedDict(state_dict)
+    if hasattr(state_dict, "_metadata"):
+        result._metadata = OrderedDict(state_dict._metadata)
+    for prefix in ("module.", "_orig_mod."):
+        consume_prefix_in_state_dict_if_present(result, prefix)
+    return result
+""",
+        "strip both prefixes",
+    ),
+    (
+        "strip-consume-per-key",
+        "check_strip_prefixes(strip_prefixes)",
+        """
+def strip_prefixes(state_dict):
+    result = OrderedDict(state_dict)
+    if hasattr(state_dict, "_metadata"):
+        result._metadata = OrderedDict(state_dict._metadata)
+    for prefix in ("module.", "_orig_mod.", "module.", "_orig_mod."):
+        consume_prefix_in_state_dict_if_present(result, prefix)
+    return result
+""",
+        "only when every name starts with it",
+    ),
+    (
+        "strip-shallow-copy-shares-metadata",
+        "check_strip_prefixes(strip_prefixes)",
+        """
+def strip_prefixes(state_dict):
+    result = copy.copy(state_dict)
+    for _ in range(3):
+        for prefix in ("module.", "_orig_mod."):
+            if result and all(k.startswith(prefix) for k in result):
+                consume_prefix_in_state_dict_if_present(result, prefix)
+    return result
+""",
+        "changed its argument",
     ),
     # --- transfer: partial load with strict=False ---
     (
@@ -202,6 +309,18 @@ def transfer(source_state, target):
     report = target.load_state_dict(fitting, strict=False)
     assert not report.unexpected_keys
     return set(own) - set(fitting)
+""",
+        "✓ correct",
+    ),
+    (
+        "transfer-tuple-of-names",
+        "check_transfer(transfer)",
+        """
+def transfer(source_state, target):
+    own = target.state_dict()
+    keep = [k for k, v in own.items() if k not in source_state or source_state[k].shape != v.shape]
+    target.load_state_dict({k: v for k, v in source_state.items() if k in own and k not in keep}, strict=False)
+    return tuple(keep)
 """,
         "✓ correct",
     ),
@@ -248,119 +367,31 @@ def transfer(source_state, target):
 """,
         "kept its own value",
     ),
-    # --- load_verified: SHA-256 before torch.load ---
     (
-        "verified-read-bytes-split",
-        "check_load_verified(load_verified)",
+        "transfer-assign-true",
+        "check_transfer(transfer)",
         """
-def load_verified(path):
-    expected = Path(f"{path}.sha256").read_text().split()[0]  # also reads sha256sum's format
-    if hashlib.sha256(path.read_bytes()).hexdigest() != expected:
-        raise ValueError(f"{path.name} does not match its digest")
-    return torch.load(path, weights_only=True)
+def transfer(source_state, target):
+    own = target.state_dict()
+    fitting = {k: v for k, v in source_state.items() if k in own and own[k].shape == v.shape}
+    return target.load_state_dict(fitting, strict=False, assign=True).missing_keys
 """,
-        "✓ correct",
+        "Parameter objects were replaced",
     ),
     (
-        "verified-chunked-bytes-once",
-        "check_load_verified(load_verified)",
+        "transfer-parameters-only",
+        "check_transfer(transfer)",
         """
-def load_verified(path):
-    digest = hashlib.sha256()
-    buffer = io.BytesIO()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 16), b""):
-            digest.update(chunk)
-            buffer.write(chunk)
-    expected = path.with_name(path.name + ".sha256").read_text().strip()
-    if not hmac.compare_digest(digest.hexdigest(), expected):
-        raise ValueError("digest mismatch")
-    buffer.seek(0)
-    return torch.load(buffer, map_location="cpu", weights_only=True)
+def transfer(source_state, target):
+    kept = []
+    with torch.no_grad():
+        for name, p in target.named_parameters():
+            if name in source_state and source_state[name].shape == p.shape:
+                p.copy_(source_state[name])
+            else:
+                kept.append(name)
+    return kept
 """,
-        "✓ correct",
-    ),
-    (
-        "verified-no-strip",
-        "check_load_verified(load_verified)",
-        """
-def load_verified(path):
-    expected = path.with_name(path.name + ".sha256").read_text()
-    if hashlib.sha256(path.read_bytes()).hexdigest() != expected:
-        raise ValueError("digest mismatch")
-    return torch.load(path, weights_only=True)
-""",
-        "strip the newline",
-    ),
-    (
-        "verified-hashes-the-path",
-        "check_load_verified(load_verified)",
-        """
-def load_verified(path):
-    expected = path.with_name(path.name + ".sha256").read_text().strip()
-    if hashlib.sha256(str(path).encode()).hexdigest() != expected:
-        raise ValueError("digest mismatch")
-    return torch.load(path, weights_only=True)
-""",
-        "hash the file's bytes",
-    ),
-    (
-        "verified-never-checks",
-        "check_load_verified(load_verified)",
-        """
-def load_verified(path):
-    return torch.load(path, weights_only=True)
-""",
-        "torch.load does not notice",
-    ),
-    (
-        "verified-loads-first",
-        "check_load_verified(load_verified)",
-        """
-def load_verified(path):
-    state = torch.load(path, weights_only=True)
-    expected = path.with_name(path.name + ".sha256").read_text().strip()
-    if hashlib.sha256(path.read_bytes()).hexdigest() != expected:
-        raise ValueError("digest mismatch")
-    return state
-""",
-        "check the digest before loading",
-    ),
-    (
-        "verified-weights-only-false",
-        "check_load_verified(load_verified)",
-        """
-def load_verified(path):
-    state = torch.load(path, weights_only=False)
-    expected = path.with_name(path.name + ".sha256").read_text().strip()
-    if hashlib.sha256(path.read_bytes()).hexdigest() != expected:
-        raise ValueError("digest mismatch")
-    return state
-""",
-        "loading ran code stored in the file",
-    ),
-    (
-        "verified-wrong-exception",
-        "check_load_verified(load_verified)",
-        """
-def load_verified(path):
-    expected = path.with_name(path.name + ".sha256").read_text().strip()
-    assert hashlib.sha256(path.read_bytes()).hexdigest() == expected, "digest mismatch"
-    return torch.load(path, weights_only=True)
-""",
-        "raise ValueError for a digest mismatch",
-    ),
-    (
-        "verified-accepts-unsigned",
-        "check_load_verified(load_verified)",
-        """
-def load_verified(path):
-    sidecar = path.with_name(path.name + ".sha256")
-    if sidecar.exists():
-        if hashlib.sha256(path.read_bytes()).hexdigest() != sidecar.read_text().strip():
-            raise ValueError("digest mismatch")
-    return torch.load(path, weights_only=True)
-""",
-        "without a .sha256 file loaded",
+        "was not loaded",
     ),
 ]

@@ -30,6 +30,19 @@ def try_accelerator(i: int = 0) -> torch.device:
         "✓ correct",
     ),
     (
+        "accel-list-of-devices",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    if not torch.accelerator.is_available():
+        return torch.device("cpu")
+    kind = torch.accelerator.current_accelerator().type
+    devices = [torch.device(kind, k) for k in range(torch.accelerator.device_count())]
+    return devices[i] if i < len(devices) else torch.device("cpu")
+""",
+        "✓ correct",
+    ),
+    (
         "accel-cuda-only-d2l",
         "check_try_accelerator(try_accelerator)",
         """
@@ -64,6 +77,33 @@ def try_accelerator(i=0):
         "torch 2.6 raises here",
     ),
     (
+        "accel-check-available-on-2.6",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    kind = torch.accelerator.current_accelerator(check_available=True)
+    if kind is not None and i < torch.accelerator.device_count():
+        return torch.device(kind.type, i)
+    return torch.device("cpu")
+""",
+        "takes no check_available=",
+    ),
+    (
+        "accel-build-is-not-a-device",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    try:
+        kind = torch.accelerator.current_accelerator()
+    except RuntimeError:  # torch 2.6 without an accelerator
+        return torch.device("cpu")
+    if kind is None or i >= max(torch.accelerator.device_count(), 1):
+        return torch.device("cpu")
+    return torch.device(kind.type, i)
+""",
+        "a CUDA build without a GPU still names cuda",
+    ),
+    (
         "accel-no-fallback",
         "check_try_accelerator(try_accelerator)",
         """
@@ -94,28 +134,32 @@ def try_accelerator(i=0):
 """,
         "return a torch.device",
     ),
+    (
+        "accel-sets-the-device",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    if torch.accelerator.device_count() > i:
+        torch.accelerator.set_device_index(i)
+        return torch.device(torch.accelerator.current_accelerator().type, i)
+    return torch.device("cpu")
+""",
+        "changed the current device",
+    ),
     # --- to_device(batch, device, non_blocking) ---
     (
-        "to-device-match",
+        "to-device-pytree",
         "check_to_device(to_device)",
         """
+from torch.utils._pytree import tree_map_only
+
 def to_device(batch, device, non_blocking=False):
-    match batch:
-        case torch.Tensor():
-            return batch.to(device, non_blocking=non_blocking)
-        case dict():
-            return {k: to_device(v, device, non_blocking) for k, v in batch.items()}
-        case list():
-            return [to_device(v, device, non_blocking) for v in batch]
-        case tuple():
-            return tuple(to_device(v, device, non_blocking) for v in batch)
-        case _:
-            return batch
+    return tree_map_only(torch.Tensor, lambda t: t.to(device, non_blocking=non_blocking), batch)
 """,
         "✓ correct",
     ),
     (
-        "to-device-type-rebuild",
+        "to-device-namedtuple-make",
         "check_to_device(to_device)",
         """
 def to_device(batch, device, non_blocking=False):
@@ -124,11 +168,64 @@ def to_device(batch, device, non_blocking=False):
         return batch.to(device=device, non_blocking=non_blocking)
     if isinstance(batch, dict):
         return type(batch)((key, move(value)) for key, value in batch.items())
+    if isinstance(batch, tuple) and hasattr(type(batch), "_make"):
+        return type(batch)._make(map(move, batch))
     if isinstance(batch, (list, tuple)):
         return type(batch)(map(move, batch))
     return batch
 """,
         "✓ correct",
+    ),
+    (
+        "to-device-mapping-match",
+        "check_to_device(to_device)",
+        """
+from collections.abc import Mapping
+
+def to_device(batch, device, non_blocking=False):
+    match batch:
+        case torch.Tensor():
+            return batch.to(device, non_blocking=non_blocking)
+        case Mapping():
+            return type(batch)({k: to_device(v, device, non_blocking) for k, v in batch.items()})
+        case tuple() if hasattr(batch, "_fields"):
+            return type(batch)(*[to_device(v, device, non_blocking) for v in batch])
+        case list() | tuple():
+            return type(batch)([to_device(v, device, non_blocking) for v in batch])
+        case _:
+            return batch
+""",
+        "✓ correct",
+    ),
+    (
+        "to-device-old-reference-ordereddict",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        return {key: to_device(value, device, non_blocking) for key, value in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(value, device, non_blocking) for value in batch)
+    return batch
+""",
+        "so an OrderedDict stays one",
+    ),
+    (
+        "to-device-namedtuple-from-generator",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        return type(batch)((k, to_device(v, device, non_blocking)) for k, v in batch.items())
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device, non_blocking) for v in batch)
+    return batch
+""",
+        "a namedtuple takes its fields as separate arguments",
     ),
     (
         "to-device-discards-result",
@@ -139,7 +236,9 @@ def to_device(batch, device, non_blocking=False):
         batch.to(device, non_blocking=non_blocking)  # as if it worked like module.to
         return batch
     if isinstance(batch, dict):
-        return {k: to_device(v, device, non_blocking) for k, v in batch.items()}
+        return type(batch)((k, to_device(v, device, non_blocking)) for k, v in batch.items())
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device(v, device, non_blocking) for v in batch))
     if isinstance(batch, (list, tuple)):
         return type(batch)(to_device(v, device, non_blocking) for v in batch)
     return batch
@@ -154,7 +253,10 @@ def to_device(batch, device, non_blocking=False):
     if isinstance(batch, torch.Tensor):
         return batch.to(device, non_blocking=non_blocking)
     if isinstance(batch, dict):
-        return {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in batch.items()}
+        return type(batch)(
+            (k, v.to(device, non_blocking=non_blocking) if isinstance(v, torch.Tensor) else v)
+            for k, v in batch.items()
+        )
     return batch
 """,
         "recurse into dict values, lists and tuples",
@@ -167,12 +269,12 @@ def to_device(batch, device, non_blocking=False):
     if isinstance(batch, torch.Tensor):
         return batch.to(device, non_blocking=non_blocking)
     if isinstance(batch, dict):
-        return {k: to_device(v, device, non_blocking) for k, v in batch.items()}
+        return type(batch)((k, to_device(v, device, non_blocking)) for k, v in batch.items())
     if isinstance(batch, (list, tuple)):
         return [to_device(v, device, non_blocking) for v in batch]
     return batch
 """,
-        "rebuild each with its own type",
+        "rebuild each list and tuple with its own type",
     ),
     (
         "to-device-in-place",
@@ -188,11 +290,13 @@ def to_device(batch, device, non_blocking=False):
     if isinstance(batch, list):
         batch[:] = [to_device(v, device, non_blocking) for v in batch]
         return batch
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device(v, device, non_blocking) for v in batch))
     if isinstance(batch, tuple):
         return tuple(to_device(v, device, non_blocking) for v in batch)
     return batch
 """,
-        "the caller's batch was changed",
+        "changed the caller's batch",
     ),
     (
         "to-device-tensorizes-everything",
@@ -200,16 +304,133 @@ def to_device(batch, device, non_blocking=False):
         """
 def to_device(batch, device, non_blocking=False):
     if isinstance(batch, dict):
-        return {k: to_device(v, device, non_blocking) for k, v in batch.items()}
+        return type(batch)((k, to_device(v, device, non_blocking)) for k, v in batch.items())
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device(v, device, non_blocking) for v in batch))
     if isinstance(batch, (list, tuple)):
         return type(batch)(to_device(v, device, non_blocking) for v in batch)
     return torch.as_tensor(batch).to(device, non_blocking=non_blocking)
 """,
         "leave non-tensor values",
     ),
+    (
+        "to-device-ignores-non-blocking",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device)
+    if isinstance(batch, dict):
+        return type(batch)((k, to_device(v, device)) for k, v in batch.items())
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device(v, device) for v in batch))
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device) for v in batch)
+    return batch
+""",
+        "pass non_blocking on to tensor.to()",
+    ),
+    (
+        "to-device-drops-the-index",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    kind = torch.device(device).type  # "cuda:1" -> "cuda"
+    if isinstance(batch, torch.Tensor):
+        return batch.to(kind, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        return type(batch)((k, to_device(v, kind, non_blocking)) for k, v in batch.items())
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device(v, kind, non_blocking) for v in batch))
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, kind, non_blocking) for v in batch)
+    return batch
+""",
+        "move to exactly the device given",
+    ),
     # --- time_call(fn, device) ---
     (
-        "time-events",
+        "time-events-on-the-device",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    if device.type == "cpu":
+        start = time.perf_counter()
+        fn()
+        return time.perf_counter() - start
+    start, end = (torch.Event(device=device, enable_timing=True) for _ in range(2))
+    start.record()
+    fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) / 1e3
+""",
+        "✓ correct",
+    ),
+    (
+        "time-accelerator-sync-mean-of-3",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    def sync():
+        if device.type != "cpu":
+            torch.accelerator.synchronize(device)
+    sync()
+    start = time.perf_counter()
+    for _ in range(3):
+        fn()
+    sync()
+    return (time.perf_counter() - start) / 3
+""",
+        "✓ correct",
+    ),
+    (
+        "time-set-device-then-sync",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    on_accelerator = device.type != "cpu"
+    if on_accelerator:
+        index = device.index if device.index is not None else torch.accelerator.current_device_index()
+        torch.accelerator.synchronize(index)
+    start = time.perf_counter_ns()
+    fn()
+    if on_accelerator:
+        torch.accelerator.synchronize(index)
+    return (time.perf_counter_ns() - start) / 1e9
+""",
+        "✓ correct",
+    ),
+    (
+        "time-cuda-sync-only",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    def sync():
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+    sync()
+    start = time.perf_counter()
+    for _ in range(3):
+        fn()
+    sync()
+    return (time.perf_counter() - start) / 3
+""",
+        "it waits on CUDA only",
+    ),
+    (
+        "time-benchmark-timer-current-device",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    if device.type != "cpu":
+        torch.accelerator.synchronize()
+    return benchmark.Timer(stmt="fn()", globals={"fn": fn}).timeit(4).mean
+""",
+        "it waited for the current card",
+    ),
+    (
+        "time-events-without-device",
         "check_time_call(time_call)",
         """
 def time_call(fn, device):
@@ -224,35 +445,7 @@ def time_call(fn, device):
     end.synchronize()
     return start.elapsed_time(end) / 1e3
 """,
-        "✓ correct",
-    ),
-    (
-        "time-cuda-sync-mean-of-3",
-        "check_time_call(time_call)",
-        """
-def time_call(fn, device):
-    def sync():
-        if device.type == "cuda":
-            torch.cuda.synchronize(device)
-    sync()
-    start = time.perf_counter()
-    for _ in range(3):
-        fn()
-    sync()
-    return (time.perf_counter() - start) / 3
-""",
-        "✓ correct",
-    ),
-    (
-        "time-benchmark-timer",
-        "check_time_call(time_call)",
-        """
-def time_call(fn, device):
-    if device.type != "cpu":
-        torch.accelerator.synchronize()
-    return benchmark.Timer(stmt="fn()", globals={"fn": fn}).timeit(4).mean
-""",
-        "✓ correct",
+        "it waited for the current card",
     ),
     (
         "time-no-synchronize",
@@ -263,7 +456,7 @@ def time_call(fn, device):
     fn()
     return time.perf_counter() - start
 """,
-        "before the GPU had finished",
+        "the clock was read before the device had finished",
     ),
     (
         "time-sync-only-after",
@@ -289,7 +482,7 @@ def time_call(fn, device):
     torch.accelerator.synchronize()
     return time.perf_counter() - start
 """,
-        "skip it when device.type == 'cpu'",
+        "synchronize only when device.type != 'cpu'",
     ),
     (
         "time-milliseconds",
@@ -330,6 +523,16 @@ def log_losses(step, num_steps, device):
         "✓ correct",
     ),
     (
+        "log-cpu-once-then-float",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    on_host = torch.stack([step().detach() for _ in range(num_steps)]).cpu()
+    return [float(loss) for loss in on_host]
+""",
+        "✓ correct",
+    ),
+    (
         "log-item-every-step",
         "check_log_losses(log_losses)",
         """
@@ -339,7 +542,7 @@ def log_losses(step, num_steps, device):
         losses.append(step().item())
     return losses
 """,
-        "the host read a loss during the loop",
+        "copied to the host during the loop",
     ),
     (
         "log-float-every-step",
@@ -348,7 +551,7 @@ def log_losses(step, num_steps, device):
 def log_losses(step, num_steps, device):
     return [float(step()) for _ in range(num_steps)]
 """,
-        "the host read a loss during the loop",
+        "copied to the host during the loop",
     ),
     (
         "log-print-every-5",
@@ -363,7 +566,19 @@ def log_losses(step, num_steps, device):
         losses.append(loss.detach())
     return torch.stack(losses).tolist()
 """,
-        "the host read a loss during the loop",
+        "copied to the host during the loop",
+    ),
+    (
+        "log-host-buffer",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    log = torch.empty(num_steps)  # on the host: each write is a copy from the device
+    for i in range(num_steps):
+        log[i] = step().detach()
+    return log.tolist()
+""",
+        "copied to the host during the loop",
     ),
     (
         "log-item-after-loop",
@@ -376,11 +591,31 @@ def log_losses(step, num_steps, device):
         "copied to the host 20 times after the loop",
     ),
     (
+        "log-keeps-graphs",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    losses = [step() for _ in range(num_steps)]
+    return torch.stack(losses).detach().tolist()
+""",
+        "graphs were kept alive",
+    ),
+    (
+        "log-non-blocking-unsynchronized",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    losses = torch.stack([step().detach() for _ in range(num_steps)])
+    return losses.to("cpu", non_blocking=True).tolist()
+""",
+        "read before synchronizing",
+    ),
+    (
         "log-returns-tensor",
         "check_log_losses(log_losses)",
         """
 def log_losses(step, num_steps, device):
-    return torch.stack([step().detach() for _ in range(num_steps)])
+    return torch.stack([step().detach() for _ in range(num_steps)]).cpu()
 """,
         "return a list of Python floats",
     ),

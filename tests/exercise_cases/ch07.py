@@ -88,7 +88,7 @@ def add_batch_over_ranks(tracker, x, all_reduce):
         tracker.total += batch[:-1]
         tracker.count += batch[-1]
 """,
-        "different number of times",
+        "the same number of times",
     ),
     (
         "global-uses-dist",
@@ -99,6 +99,95 @@ def add_batch_over_ranks(tracker, x, all_reduce):
     torch.distributed.all_reduce(batch)  # no process group exists in the checker
     tracker.total += batch[:-1]
     tracker.count += batch[-1]
+""",
+        "your function raised",
+    ),
+    (
+        "global-async-wait",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    x = x.detach()
+    increment = torch.cat([x.sum(0), torch.tensor([float(len(x))])])
+    work = all_reduce(increment, async_op=True)  # overlap with other work, then wait
+    work.wait()
+    tracker.total.add_(increment[:-1])
+    tracker.count.add_(increment[-1])
+""",
+        "✓ correct",
+    ),
+    (
+        "global-explicit-sum-op",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+import torch.distributed as dist
+
+
+def add_batch_over_ranks(tracker, x, all_reduce):
+    with torch.no_grad():
+        sums, rows = x.sum(dim=0), torch.full((), float(x.shape[0]))
+        all_reduce(sums, op=dist.ReduceOp.SUM, group=None)
+        all_reduce(rows, op=dist.ReduceOp.SUM)
+        tracker.total.copy_(tracker.total + sums)
+        tracker.count.copy_(tracker.count + rows)
+""",
+        "✓ correct",
+    ),
+    (
+        "global-no-no-grad",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    # "buffers never need gradients", so no torch.no_grad() here
+    batch = torch.cat([x.sum(dim=0), x.new_tensor([len(x)])])
+    all_reduce(batch)
+    tracker.total += batch[:-1]
+    tracker.count += batch[-1]
+""",
+        "keeps every step's graph alive",
+    ),
+    (
+        "global-avg-op",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+import torch.distributed as dist
+
+
+def add_batch_over_ranks(tracker, x, all_reduce):
+    with torch.no_grad():
+        batch = torch.cat([x.sum(dim=0), x.new_tensor([len(x)])])
+        all_reduce(batch, op=dist.ReduceOp.AVG)  # "average over the ranks"
+        tracker.total += batch[:-1]
+        tracker.count += batch[-1]
+""",
+        "ReduceOp.AVG",
+    ),
+    (
+        "global-async-no-wait",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    with torch.no_grad():
+        batch = torch.cat([x.sum(dim=0), x.new_tensor([len(x)])])
+        all_reduce(batch, async_op=True)  # fire and forget
+        tracker.total += batch[:-1]
+        tracker.count += batch[-1]
+""",
+        "never waited for",
+    ),
+    (
+        "global-own-group",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+import torch.distributed as dist
+
+
+def add_batch_over_ranks(tracker, x, all_reduce):
+    with torch.no_grad():
+        batch = torch.cat([x.sum(dim=0), x.new_tensor([len(x)])])
+        all_reduce(batch, group=dist.new_group())  # a group for the statistic
+        tracker.total += batch[:-1]
+        tracker.count += batch[-1]
 """,
         "your function raised",
     ),
@@ -238,6 +327,43 @@ class TrainOnlyMean(nn.Module):
 """,
         "10% of the way",
     ),
+    (
+        "train-only-ema-formula-buffer-kwarg",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(features), persistent=True)
+
+    @torch.no_grad()
+    def _update(self, x):
+        self.running_mean.copy_(0.9 * self.running_mean + 0.1 * x.mean(dim=0))
+
+    def forward(self, x):
+        if self.training:
+            self._update(x)
+        return x
+""",
+        "✓ correct",
+    ),
+    (
+        "train-only-non-persistent",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(features), persistent=False)
+
+    def forward(self, x):
+        if self.training:
+            with torch.no_grad():
+                self.running_mean.lerp_(x.mean(dim=0), 0.1)
+        return x
+""",
+        "persistent=False",
+    ),
     #
     # check_strip_ddp_prefix: the state_dict key fix for `module.`.
     (
@@ -304,5 +430,43 @@ def strip_ddp_prefix(state_dict):
     return dict(state_dict)
 """,
         "still start with 'module.'",
+    ),
+    (
+        "strip-partition",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+def strip_ddp_prefix(state_dict):
+    out = {}
+    for key, value in state_dict.items():
+        head, dot, rest = key.partition(".")
+        out[rest if head == "module" and dot else key] = value
+    return out
+""",
+        "✓ correct",
+    ),
+    (
+        "strip-regex-all-levels",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+import re
+
+
+def strip_ddp_prefix(state_dict):
+    # strip every leading module. (for models wrapped twice)
+    return {re.sub(r"^(module\\.)+", "", k): v for k, v in state_dict.items()}
+""",
+        "remove the prefix once",
+    ),
+    (
+        "strip-in-place",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+def strip_ddp_prefix(state_dict):
+    for key in list(state_dict):
+        if key.startswith("module."):
+            state_dict[key[len("module."):]] = state_dict.pop(key)
+    return state_dict
+""",
+        "changed in place",
     ),
 ]

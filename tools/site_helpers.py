@@ -20,16 +20,6 @@ from playwright.sync_api import Error as PlaywrightError
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
 CHROMIUM = chromium_executable()  # None: Playwright's managed browser
-# Flags that keep Chromium from phoning home on a closed network (and work as root).
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 def free_port() -> int:
@@ -115,29 +105,87 @@ def _wait_for(base: str, server: subprocess.Popen) -> None:
             time.sleep(0.1)
 
 
-class PageLoad:
-    """One page load in a fresh browser context, every request to another host blocked, with what
-    went wrong on the way and how many bytes the page and all its assets weigh."""
+class Tab:
+    """One warm browser tab (a context and its page) that loads page after page.
 
-    def __init__(
-        self, browser, url: str, *, viewport=(1280, 800), color_scheme="light"
-    ):
+    A fresh context per page costs a new renderer and a cold start; this tab is made once per
+    test process and reused. Its HTTP cache is off, so every load fetches (and weighs) every
+    asset, as a first visit does. Other hosts are unreachable inside Chromium
+    (`CHROMIUM_ARGS`); a request to one is recorded as blocked.
+    """
+
+    def __init__(self, browser, *, viewport=(1280, 800), color_scheme="light"):
+        self.viewport = viewport
+        self.color_scheme = color_scheme
         self.context = browser.new_context(
             viewport={"width": viewport[0], "height": viewport[1]},
             color_scheme=color_scheme,
         )
+        self.page = self.context.new_page()
+        cdp = self.context.new_cdp_session(self.page)
+        cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+        self.current: PageLoad | None = None
+        page = self.page
+        page.on(
+            "console", lambda message: self.current and self.current._console(message)
+        )
+        page.on(
+            "pageerror",
+            lambda exc: self.current and self.current.console_errors.append(str(exc)),
+        )
+        page.on(
+            "request", lambda request: self.current and self.current._started(request)
+        )
+        page.on(
+            "requestfailed",
+            lambda request: self.current and self.current._failed(request),
+        )
+        page.on(
+            "requestfinished",
+            lambda request: self.current and self.current._finished(request),
+        )
+        page.on(
+            "response",
+            lambda response: self.current and self.current._response(response),
+        )
+
+    def load(self, url: str) -> PageLoad:
+        return PageLoad(self, url)
+
+    def close(self):
+        self.context.close()
+
+
+class PageLoad:
+    """One page load, every other host unreachable, with what went wrong on the way and how many
+    bytes the page and all its assets weigh.
+
+    `PageLoad(tab, url)` loads in a warm `Tab` (its viewport and colour scheme reset first);
+    `PageLoad(browser, url)` opens a tab of its own, closed by `close()`.
+    """
+
+    def __init__(self, target, url: str, *, viewport=(1280, 800), color_scheme="light"):
+        self._own = not isinstance(target, Tab)
+        tab = (
+            Tab(target, viewport=viewport, color_scheme=color_scheme)
+            if self._own
+            else target
+        )
+        self.tab = tab
+        self.context = tab.context
+        self.page = tab.page
         self.blocked: list[str] = []
         self.failed: list[str] = []
         self.console_errors: list[str] = []
         self.bodies: dict[str, int] = {}
-        self.context.route("**/*", self._route)
-        self.page = self.context.new_page()
-        self.page.on("console", self._console)
-        self.page.on("pageerror", lambda exc: self.console_errors.append(str(exc)))
-        self.pending = 0
-        self.page.on("request", self._started)
-        self.page.on("requestfailed", self._failed)
-        self.page.on("requestfinished", self._finished)
+        self.in_flight: set = set()
+        if not self._own:
+            tab.current = None
+            self.page.set_viewport_size(
+                {"width": tab.viewport[0], "height": tab.viewport[1]}
+            )
+            self.page.emulate_media(color_scheme=tab.color_scheme)
+        tab.current = self
         self.page.goto(url, wait_until="load")
         self._settle()
 
@@ -148,7 +196,7 @@ class PageLoad:
         while quiet < quiet_ms and waited < limit_ms:
             self.page.wait_for_timeout(25)
             waited += 25
-            quiet = quiet + 25 if self.pending == 0 else 0
+            quiet = quiet + 25 if not self.in_flight else 0
 
     @property
     def total_bytes(self) -> int:
@@ -159,39 +207,40 @@ class PageLoad:
             "performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd"
         )
 
-    def _route(self, route):
-        if is_local(route.request.url):
-            route.continue_()
-        else:
-            self.blocked.append(route.request.url)
-            route.abort()
-
     def _console(self, message):
         if message.type == "error":
             self.console_errors.append(message.text)
 
     def _started(self, request):
-        self.pending += 1
+        self.in_flight.add(request)
+        if not is_local(request.url):
+            self.blocked.append(request.url)
 
     def _failed(self, request):
-        self.pending -= 1
+        self.in_flight.discard(request)
         if is_local(request.url):
             self.failed.append(f"{request.url}: {request.failure}")
 
     def _finished(self, request):
-        self.pending -= 1
-        response = request.response()
-        if response is None or not is_local(request.url):
+        self.in_flight.discard(request)
+
+    def _response(self, response):
+        """Status and size from the response's headers: no round trip to the browser per asset."""
+        if not is_local(response.url) or not response.url.startswith("http"):
             return
         if response.status >= 400:
-            self.failed.append(f"{request.url}: HTTP {response.status}")
+            self.failed.append(f"{response.url}: HTTP {response.status}")
         elif response.status < 300:
-            try:
-                self.bodies[request.url] = len(response.body())
-            except PlaywrightError:  # a redirect's page, navigated away from
-                self.bodies[request.url] = int(
-                    response.headers.get("content-length", 0)
-                )
+            length = response.headers.get("content-length")
+            if length is None:
+                try:
+                    length = len(response.body())
+                except PlaywrightError:  # a redirect's page, navigated away from
+                    length = 0
+            self.bodies[response.url] = int(length)
 
     def close(self):
-        self.context.close()
+        if self.tab.current is self:
+            self.tab.current = None
+        if self._own:
+            self.tab.close()

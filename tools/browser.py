@@ -7,8 +7,8 @@ that is impossible (macOS, say) it falls back to Playwright's managed browser
 (`playwright install chromium`), and `chromium_executable()` then returns None, which tells
 Playwright to launch that one.
 
-    python tests/browser.py          # print the browser the tests will use (exit 1 when none)
-    python tests/browser.py install  # what `make browser` runs
+    python tools/browser.py          # print the browser the tests will use (exit 1 when none)
+    python tools/browser.py install  # what `make browser` runs
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    # Offline as a reader without a network is: every host but 127.0.0.1 fails to resolve, inside
+    # Chromium (no request is routed through Python to be refused).
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ]
 WHAT_TO_DO = (
     "No Chromium for the browser tests. Run `make browser` (as root or with passwordless sudo on "

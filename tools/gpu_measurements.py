@@ -1,6 +1,6 @@
 """Chapter 6's measurements on a CUDA GPU, written as the JSON record that the chapter shows.
 
-Run by tests/gpu_run.sh; by hand: ``python tests/gpu_measurements.py OUT.json [--nbval NBVAL.json]``.
+Run by tools/gpu_run.sh; by hand: ``python tools/gpu_measurements.py OUT.json [--nbval NBVAL.json]``.
 It measures what chapter 6 teaches (launch vs finish, the ``.item()`` stall, pageable vs pinned
 copies, event timing, small-operation overhead) with the chapter's own methods, and records the
 device name, torch release and date with them. Without a CUDA device it exits with status 2 and one

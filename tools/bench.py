@@ -10,8 +10,8 @@ time is listed too. Nothing here fails a build: the figures are for people to re
 depend on the machine (the CPU count is printed, and the load average, since other work on the
 same cores slows every figure).
 
-    python tests/bench.py            # everything (what `make bench` runs, after `make book`)
-    python tests/bench.py --site     # only the builds and the pages
+    python tools/bench.py            # everything (what `make bench` runs, after `make book`)
+    python tools/bench.py --site     # only the builds and the pages
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).parent))
+from browser import CHROMIUM_ARGS
 from execute_notebooks import run as run_notebook
 from site_helpers import (
     CHROMIUM,
-    CHROMIUM_ARGS,
     HTML,
     ROOT,
     PageLoad,

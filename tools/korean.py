@@ -114,6 +114,34 @@ def audit(
     return report
 
 
+# The exercise checkers print English (their code is the English code, byte for byte). One line under
+# every Korean exercises heading, in a chapter that has checkers, says what their lines mean.
+EXERCISES_HEADING = "## 연습 문제"
+CHECKER_NOTE = (
+    "확인 셀의 출력은 코드와 함께 영어판 그대로입니다. `✓ correct`는 답이 맞았다는 뜻이고, `✗`는 아직 "
+    "풀지 않았거나(`not solved yet`) 답이 틀렸다는 뜻이며, 뒤따르는 영어 설명이 처음 어긋난 경우를 "
+    "알려 줍니다."
+)
+
+
+def with_checker_note(text: str) -> str:
+    """A translated cell with the checker note put right under its exercises heading, if it has one."""
+    lines = text.split("\n")
+    if EXERCISES_HEADING not in lines:
+        return text
+    at = lines.index(EXERCISES_HEADING) + 1
+    rest = lines[at:]
+    return "\n".join(
+        lines[:at] + ["", CHECKER_NOTE] + ([""] if rest and rest[0] else []) + rest
+    )
+
+
+def has_checkers(nb: dict) -> bool:
+    return any(
+        "exercise-check" in c.get("metadata", {}).get("tags", []) for c in nb["cells"]
+    )
+
+
 def korean_notebook(chapter: str) -> dict:
     """The Korean notebook: the English one with current translations put in place.
 
@@ -122,11 +150,13 @@ def korean_notebook(chapter: str) -> dict:
     """
     nb = copy.deepcopy(load_english(chapter))
     entries = {(e["cell"], e["kind"]): e for e in load_store(chapter)}
+    checkers = has_checkers(nb)
     for cell in nb["cells"]:
         if cell["cell_type"] == "markdown":
             entry = entries.get((cell["id"], "markdown"))
             if entry and entry["en_sha256"] == digest(source(cell)):
-                cell["source"] = entry["ko"].rstrip("\n")
+                text = entry["ko"].rstrip("\n")
+                cell["source"] = with_checker_note(text) if checkers else text
         elif caption_of(cell):
             entry = entries.get((cell["id"], "caption"))
             if entry and entry["en_sha256"] == digest(caption_of(cell)):
@@ -169,9 +199,12 @@ def korean_config() -> tuple[dict, dict]:
     toc["root"] = "book/ko/intro"
     for part, caption in zip(toc["parts"], overrides["part_captions"], strict=True):
         part["caption"] = caption
-        for entry in part["chapters"]:
+        entries = list(part["chapters"])
+        while entries:  # sub-pages (`sections:`) are translated pages too
+            entry = entries.pop()
             folder, name = entry["file"].rsplit("/", 1)
             entry["file"] = f"{folder}/ko/{name}"
+            entries += entry.get("sections", [])
     toc["parts"][-1]["chapters"] += [{"file": f} for f in overrides["extra_pages"]]
     return config, toc
 

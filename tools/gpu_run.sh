@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # One prepared run of the book on a CUDA GPU, sized for a short device lease (under 10 minutes on one GPU).
 #
-#   OUT=DIR bash tests/gpu_run.sh         strict nbval of every notebook with BOOK_DEVICE=cuda (one pytest per
+#   OUT=DIR bash tools/gpu_run.sh         strict nbval of every notebook with BOOK_DEVICE=cuda (one pytest per
 #                                         notebook, in parallel), then chapter 6's measurements. Writes
 #                                         DIR/gpu_ch6.json (device, torch, date, measurements, nbval per
 #                                         notebook), DIR/nbval.json, DIR/nbval-cuda.xml and DIR/run.log. Exit 0 only if all passed.
-#   bash tests/gpu_run.sh --fetch-wheels  on a machine with network and .venv: download into .whl/ the
+#   bash tools/gpu_run.sh --fetch-wheels  on a machine with network and .venv: download into .whl/ the
 #                                         (FETCH_DRY_RUN=1: only print what it would download)
 #                                         notebook-testing wheels (Python 3.12, manylinux x86-64, pins from
 #                                         requirements.txt) that a bare GPU image lacks, to carry along.
@@ -15,7 +15,7 @@
 # from .whl: the machine's own CUDA build is used. To show the record in chapter 6, copy DIR/gpu_ch6.json to
 # book/records/gpu_ch6.json and run `make execute NB=notebooks/06_gpus.ipynb`.
 # To add the run to the verified record (book/records/, shown under each chapter title):
-#   .venv/bin/python tests/record.py DIR/nbval-cuda.xml --mode strict --device cuda --env DIR/gpu_ch6.json
+#   .venv/bin/python tools/record.py DIR/nbval-cuda.xml --mode strict --device cuda --env DIR/gpu_ch6.json
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NOTEBOOK_TIMEOUT="${NOTEBOOK_TIMEOUT:-300}"   # seconds for one notebook's nbval run
@@ -68,7 +68,7 @@ if [ "${1:-}" = "--fetch-wheels" ]; then
 fi
 
 if [ "$GPU_RUN_DEVICE" = cuda ] && { ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; }; then
-    echo "no CUDA device: tests/gpu_run.sh runs the book on a CUDA GPU, so nothing was run or recorded" >&2
+    echo "no CUDA device: tools/gpu_run.sh runs the book on a CUDA GPU, so nothing was run or recorded" >&2
     exit 2
 fi
 
@@ -135,9 +135,9 @@ json.dump({stem: {"result": result, "summary": summary} for stem, result, summar
 EOF
 
 measured=0
-timeout "$MEASURE_TIMEOUT" "$PY" tests/gpu_measurements.py "$OUT/gpu_ch6.json" --nbval "$OUT/nbval.json" \
+timeout "$MEASURE_TIMEOUT" "$PY" tools/gpu_measurements.py "$OUT/gpu_ch6.json" --nbval "$OUT/nbval.json" \
     2>&1 | tee -a "$LOG" || measured=$?
-# One junit file for all notebooks (the device hands back at most 8 files), for tests/record.py.
+# One junit file for all notebooks (the device hands back at most 8 files), for tools/record.py.
 "$PY" - "$OUT/nbval-cuda.xml" "$LOGS"/*.xml <<'MERGE' || true
 import sys
 import xml.etree.ElementTree as ET

@@ -1,6 +1,6 @@
 """Turn an nbval run's junit XML into a verified record under book/records/.
 
-    python tests/record.py RUN.xml --mode strict|lax [--device cuda] [--device-name "..."]
+    python tools/record.py RUN.xml --mode strict|lax [--device cuda] [--device-name "..."]
                            [--torch 2.13.0] [--python 3.11.9] [--env run.json] [--date YYYY-MM-DD]
 
 One JSON file per environment (device, mode, torch release), e.g.

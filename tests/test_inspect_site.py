@@ -1,0 +1,43 @@
+"""Chapter 8 on the built site: the downloadable script is published in both editions, and every link a
+finding carries leads to a section that exists (the report's links point at the English edition)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+from test_inspect import DOWNLOAD, load_inspect
+
+SITE = ROOT / "_build" / "html"
+
+
+def _sections() -> dict[str, str]:
+    return load_inspect()["SECTIONS"]
+
+
+@pytest.mark.parametrize("edition", ["", "ko"])
+def test_the_script_is_published_next_to_the_index(edition):
+    published = SITE / edition / "inspect_module.py"
+    assert published.read_text(encoding="utf-8") == DOWNLOAD.script_text(ROOT)
+
+
+@pytest.mark.parametrize(("kind", "target"), sorted(_sections().items()))
+def test_each_finding_links_to_a_section_that_exists(kind, target):
+    page, _, anchor = target.partition("#")
+    html = (SITE / page).read_text(encoding="utf-8")
+    assert anchor, f"{kind}: link to a section"
+    assert re.search(rf'id="{re.escape(anchor)}"', html), (
+        f"{kind}: no section #{anchor} in {page}"
+    )
+
+
+def test_the_page_links_the_download():
+    html = (SITE / "notebooks" / "08_inspect_your_model.html").read_text(
+        encoding="utf-8"
+    )
+    assert 'href="../inspect_module.py"' in html
+    assert (SITE / "notebooks" / ".." / "inspect_module.py").resolve() == Path(
+        SITE / "inspect_module.py"
+    ).resolve()
