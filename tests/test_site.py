@@ -33,7 +33,6 @@ from urllib.parse import unquote, urljoin, urlparse
 import pytest
 import yaml
 from conftest import toc_files
-from playwright.sync_api import Error as PlaywrightError
 from site_helpers import (
     HTML,
     ROOT,
@@ -163,14 +162,12 @@ _THEME_JS = (
 
 
 def os_colour_scheme(page, scheme: str) -> list[str]:
-    """Set the OS colour scheme; the page's [mode, theme] once its theme follows (or after 2 s)."""
+    """Set the OS colour scheme; the page's [mode, theme] once the media-query change has been
+    handled (it is dispatched in the next rendering step: wait for two animation frames)."""
     page.emulate_media(color_scheme=scheme)
-    try:
-        page.wait_for_function(
-            f"document.documentElement.dataset.theme === '{scheme}'", timeout=2_000
-        )
-    except PlaywrightError:
-        pass
+    page.evaluate(
+        "new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+    )
     return page.evaluate(_THEME_JS)
 
 
@@ -218,10 +215,19 @@ def inspect(tab: Tab, base_url: str, path: str) -> PageReport:
             figures_light=page.evaluate(_FIGURES_JS),
             figures_dark=[],
         )
-        for width in sorted(set(SEARCH_WIDTHS) | set(CHROME_WIDTHS), reverse=True):
-            page.set_viewport_size({"width": width, "height": DESKTOP[1]})
+        # Every width once, the desktop one last: axe runs at it, as the page loaded.
+        widths = sorted(set(SEARCH_WIDTHS) | set(CHROME_WIDTHS), reverse=True)
+        widths.remove(DESKTOP[0])
+        for width in [*widths, DESKTOP[0]]:
+            height = PHONE[1] if width == PHONE[0] else DESKTOP[1]
+            page.set_viewport_size({"width": width, "height": height})
             if width in SEARCH_WIDTHS:
                 report.search_fields[width] = page.evaluate(_SEARCH_FIELDS_JS)
+            if width == PHONE[0]:
+                report.phone_width = page.evaluate(
+                    "Math.max(document.documentElement.scrollWidth,"
+                    " document.body.scrollWidth)"
+                )
             if width in CHROME_WIDTHS:
                 report.header[width] = page.evaluate(_HEADER_JS)
                 report.checker_lines[width] = page.evaluate(_CHECKER_LINES_JS)
@@ -231,11 +237,6 @@ def inspect(tab: Tab, base_url: str, path: str) -> PageReport:
                     report.figures_dark = page.evaluate(_FIGURES_JS)
                 theme["light again"] = os_colour_scheme(page, "light")
                 report.theme[width] = theme
-        page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
-        report.phone_width = page.evaluate(
-            "Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
-        )
-        page.set_viewport_size({"width": DESKTOP[0], "height": DESKTOP[1]})
         page.add_script_tag(content=AXE)
         options = {"resultTypes": ["violations"]}
         if path not in FULL_AXE_PAGES:

@@ -5,8 +5,9 @@ site build from stored outputs in <= 30 s and a no-op rebuild in <= 5 s (the Eng
 built into a temporary folder, so _build is left alone); every page <= 1.2 MB uncompressed with
 all the assets the browser loads for it (Chromium, every other host blocked, as in
 tests/test_site.py, which also asserts it); and a median DOMContentLoaded <= 0.5 s from localhost
-(each page's median of three loads, then the median over pages). Each notebook's own execution
-time is listed too. Nothing here fails a build: the figures are for people to read, and times
+(each page's median of three loads, then the median over pages); and the browser tests (the
+pytest run `make site` makes, 2 workers) in at most 2x the time of the strict nbval run measured
+just before them. Each notebook's own execution time is listed too. Nothing here fails a build: the figures are for people to read, and times
 depend on the machine (the CPU count is printed, and the load average, since other work on the
 same cores slows every figure).
 
@@ -34,6 +35,7 @@ from site_helpers import (
     HTML,
     ROOT,
     PageLoad,
+    Tab,
     served_site,
     site_pages,
 )
@@ -71,6 +73,21 @@ def notebook_seconds() -> dict[str, float]:
     return seconds
 
 
+# What `make site` runs once the site is built (the Makefile's SITE_TESTS).
+BROWSER_TESTS = [
+    str(BIN / "pytest"),
+    "-q",
+    "-W",
+    "error",
+    "-p",
+    "no:cacheprovider",
+    "-n",
+    "2",
+    "--dist",
+    "loadgroup",
+    "tests/test_site.py",
+    "tests/test_interactive.py",
+]
 PAGE_BUDGET = 1.2e6
 DCL_BUDGET = 500.0  # ms, median over pages
 LOADS = 3
@@ -85,10 +102,13 @@ def page_figures(html: Path = HTML) -> dict[str, tuple[int, float]]:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, args=CHROMIUM_ARGS
         )
+        tab = Tab(
+            browser
+        )  # one warm tab, its cache off: every load fetches every asset
         for page_path in site_pages(html):
             sizes, times = [], []
             for _ in range(LOADS):
-                load = PageLoad(browser, base + page_path)
+                load = PageLoad(tab, base + page_path)
                 sizes.append(load.total_bytes)
                 times.append(load.dom_content_loaded_ms())
                 load.close()
@@ -119,6 +139,15 @@ def main(argv: list[str]) -> int:
                 f"{nbval:.1f} s",
                 "<= 60 s",
                 nbval <= 60,
+            )
+        )
+        browser_tests = timed(BROWSER_TESTS)
+        lines.append(
+            row(
+                "browser tests, 2 workers",
+                f"{browser_tests:.1f} s ({browser_tests / nbval:.1f}x nbval)",
+                "<= 2x nbval",
+                browser_tests <= 2 * nbval,
             )
         )
     with tempfile.TemporaryDirectory(prefix="book-bench-") as out:

@@ -220,7 +220,79 @@ def init_weights(module):
 """,
         "changed the Embedding",
     ),
+    (
+        "trunc-fmod",
+        "check_init_weights(init_weights)",
+        """
+import torch
+from torch import nn
+
+def init_weights(module):
+    if isinstance(module, nn.Linear):
+        with torch.no_grad():
+            module.weight.copy_(torch.fmod(torch.randn(module.weight.shape), 2) * 0.02)
+            if module.bias is not None:
+                module.bias.zero_()
+""",
+        "fmod or wrapping folds them inward",
+    ),
+    (
+        "trunc-generator-seeded-inside",
+        "check_init_weights(init_weights)",
+        """
+import torch
+from torch import nn
+
+def init_weights(module):
+    if isinstance(module, nn.Linear):
+        g = torch.Generator().manual_seed(0)
+        nn.init.trunc_normal_(module.weight, std=0.02, a=-0.04, b=0.04, generator=g)
+        if module.bias is not None:
+            nn.init.zeros_(module.bias)
+""",
+        "0.weight and 2.weight came out identical",
+    ),
+    (
+        "trunc-bias-guard-wraps-weight",
+        "check_init_weights(init_weights)",
+        """
+from torch import nn
+
+def init_weights(module):
+    if isinstance(module, nn.Linear) and module.bias is not None:
+        nn.init.trunc_normal_(module.weight, std=0.02, a=-0.04, b=0.04)
+        nn.init.zeros_(module.bias)
+""",
+        "does your `bias is not None` check guard the weight too?",
+    ),
+    (
+        "trunc-data-float32",
+        "check_init_weights(init_weights)",
+        """
+import torch
+from torch import nn
+
+def init_weights(module):
+    if isinstance(module, nn.Linear):
+        fresh = torch.empty(module.weight.shape)
+        module.weight.data = nn.init.trunc_normal_(fresh, std=0.02, a=-0.04, b=0.04)
+        if module.bias is not None:
+            module.bias.data = torch.zeros(module.bias.shape)
+""",
+        "on nn.Linear(64, 64, dtype=torch.float64): it changed weight's requires_grad or dtype",
+    ),
     # --- conv_fan_in ---
+    (
+        "fan-in-times-groups",
+        "check_conv_fan_in(conv_fan_in)",
+        """
+import math
+
+def conv_fan_in(conv):
+    return conv.in_channels * conv.groups * math.prod(conv.kernel_size)
+""",
+        "you returned 576, expected 36: groups splits the input channels among the filters",
+    ),
     (
         "fan-in-from-weight-shape",
         "check_conv_fan_in(conv_fan_in)",
@@ -445,7 +517,82 @@ def reseed_linear_(layer, seed):
         torch.manual_seed(seed)
         layer.reset_parameters()
 """,
-        "fork_rng(devices=[]) leaves reseeded",
+        "reseeds every device's generator (MPS, XPU too)",
+    ),
+    (
+        # Review rev2: the default fork_rng() restores CUDA too, but not MPS or XPU, which manual_seed reseeds.
+        "reseed-fork-rng-default",
+        "check_reseed_linear_(reseed_linear_)",
+        """
+import torch
+
+def reseed_linear_(layer, seed):
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        layer.reset_parameters()
+""",
+        "fork_rng restores only the CPU and one device type",
+    ),
+    (
+        "reseed-default-generator-reseeded",
+        "check_reseed_linear_(reseed_linear_)",
+        """
+import torch
+
+def reseed_linear_(layer, seed):
+    torch.random.default_generator.manual_seed(seed)
+    layer.reset_parameters()
+""",
+        "it reseeded the global generator (default_generator.manual_seed)",
+    ),
+    (
+        "reseed-second-generator-same-seed",
+        "check_reseed_linear_(reseed_linear_)",
+        """
+import math
+import torch
+from torch import nn
+
+def reseed_linear_(layer, seed):
+    bound = 1 / math.sqrt(layer.in_features)
+    nn.init.kaiming_uniform_(layer.weight, a=math.sqrt(5), generator=torch.Generator().manual_seed(seed))
+    if layer.bias is not None:
+        nn.init.uniform_(layer.bias, -bound, bound, generator=torch.Generator().manual_seed(seed))
+""",
+        "the bias repeats the weight's first values",
+    ),
+    (
+        "reseed-xavier",
+        "check_reseed_linear_(reseed_linear_)",
+        """
+import math
+import torch
+from torch import nn
+
+def reseed_linear_(layer, seed):
+    generator = torch.Generator().manual_seed(seed)
+    nn.init.xavier_uniform_(layer.weight, generator=generator)
+    if layer.bias is not None:
+        bound = 1 / math.sqrt(layer.in_features)
+        nn.init.uniform_(layer.bias, -bound, bound, generator=generator)
+""",
+        "on nn.Linear(256, 128): the weights reach 0.1250, beyond 1/sqrt(in_features)",
+    ),
+    (
+        "reseed-data-float32",
+        "check_reseed_linear_(reseed_linear_)",
+        """
+import math
+import torch
+
+def reseed_linear_(layer, seed):
+    g = torch.Generator().manual_seed(seed)
+    bound = 1 / math.sqrt(layer.in_features)
+    layer.weight.data = torch.empty(layer.weight.shape).uniform_(-bound, bound, generator=g)
+    if layer.bias is not None:
+        layer.bias.data = torch.empty(layer.bias.shape).uniform_(-bound, bound, generator=g)
+""",
+        "on nn.Linear(64, 64, dtype=torch.float64): it changed weight's requires_grad or dtype",
     ),
     (
         "reseed-generator-not-passed",

@@ -170,6 +170,106 @@ def init_small(module):
 """,
         "should be zeros",
     ),
+    # --- init_small, from review rev3
+    (
+        "init-data-attribute",
+        "check_init_small(init_small)",
+        """
+def init_small(m):
+    if isinstance(m, nn.Linear):
+        m.weight.data.normal_(0, 0.01)
+        if m.bias is not None:
+            m.bias.data.zero_()
+""",
+        "✓ correct",
+    ),
+    (
+        "init-mro-normal-copy",
+        "check_init_small(init_small)",
+        """
+def init_small(module):
+    if nn.Linear not in type(module).__mro__:
+        return
+    with torch.no_grad():
+        module.weight.copy_(torch.normal(0.0, 0.01, size=module.weight.shape))
+        if module.bias is not None:
+            module.bias.mul_(0)
+""",
+        "✓ correct",
+    ),
+    (
+        "init-linear-and-embedding-hf-style",
+        "check_init_small(init_small)",
+        """
+def init_small(m):
+    if isinstance(m, (nn.Linear, nn.Embedding)):
+        nn.init.normal_(m.weight, 0.0, 0.01)
+    if isinstance(m, nn.Linear) and m.bias is not None:
+        nn.init.zeros_(m.bias)
+""",
+        "changed `0.weight` of an Embedding",
+    ),
+    (
+        "init-linear-and-conv",
+        "check_init_small(init_small)",
+        """
+def init_small(m):
+    if isinstance(m, (nn.Linear, nn.Conv2d)):
+        nn.init.normal_(m.weight, std=0.01)
+        if m.bias is not None:
+            nn.init.zeros_(m.bias)
+""",
+        "of a Conv2d",
+    ),
+    (
+        "init-matrices-by-ndim",
+        "check_init_small(init_small)",
+        """
+def init_small(m):
+    for p in m.parameters(recurse=False):
+        if p.ndim >= 2:
+            nn.init.normal_(p, 0.0, 0.01)
+        elif isinstance(m, nn.Linear):
+            nn.init.zeros_(p)
+""",
+        "of a MultiheadAttention",
+    ),
+    (
+        "init-skips-lazy-modules",
+        "check_init_small(init_small)",
+        """
+def init_small(m):
+    if isinstance(m, nn.Linear) and not isinstance(m, nn.modules.lazy.LazyModuleMixin):
+        nn.init.normal_(m.weight, 0.0, 0.01)
+        if m.bias is not None:
+            nn.init.zeros_(m.bias)
+""",
+        "the layer is a LazyLinear until its first forward",
+    ),
+    (
+        "init-variance-as-std",
+        "check_init_small(init_small)",
+        """
+def init_small(m):
+    if isinstance(m, nn.Linear):
+        nn.init.normal_(m.weight, 0.0, 0.01**2)
+        if m.bias is not None:
+            nn.init.zeros_(m.bias)
+""",
+        "should be N(0, 0.01²) but have mean",
+    ),
+    (
+        "init-trunc-at-one-sigma",
+        "check_init_small(init_small)",
+        """
+def init_small(m):
+    if isinstance(m, nn.Linear):
+        nn.init.trunc_normal_(m.weight, std=0.01, a=-0.01, b=0.01)
+        if m.bias is not None:
+            nn.init.zeros_(m.bias)
+""",
+        "should be N(0, 0.01²) but have mean",
+    ),
     # --- count_parameters
     (
         "count-eval-no-grad",
@@ -182,7 +282,7 @@ def count_parameters(make_model, *example_inputs):
             net(*(x.to("meta") for x in example_inputs))
     return sum(p.numel() for p in net.parameters())
 """,
-        "✓ correct",
+        "an eval-mode dry run skips training-only branches",
     ),
     (
         "count-empty-like-dedup-by-id",
@@ -305,6 +405,97 @@ def count_parameters(make_model, *example_inputs):
     return sum(torch.tensor(p.shape).prod() for p in model.parameters())
 """,
         "return a Python int",
+    ),
+    # --- count_parameters, from review rev3
+    (
+        "count-parameters-to-vector",
+        "check_count_parameters(count_parameters)",
+        """
+def count_parameters(make_model, *example_inputs):
+    with torch.device("meta"):
+        m = make_model()
+    m(*(torch.empty(x.shape, dtype=x.dtype, device="meta") for x in example_inputs))
+    return torch.nn.utils.parameters_to_vector(m.parameters()).numel()
+""",
+        "✓ correct",
+    ),
+    (
+        "count-math-prod-no-grad",
+        "check_count_parameters(count_parameters)",
+        """
+import math
+
+
+def count_parameters(make_model, *example_inputs):
+    with torch.device("meta"):
+        model = make_model()
+        with torch.no_grad():
+            model(*[torch.zeros_like(x, device="meta") for x in example_inputs])
+    return sum(math.prod(p.shape) for p in model.parameters())
+""",
+        "✓ correct",
+    ),
+    (
+        "count-first-input-only",
+        "check_count_parameters(count_parameters)",
+        """
+def count_parameters(make_model, *example_inputs):
+    with torch.device("meta"):
+        model = make_model()
+        model(example_inputs[0].to("meta"))
+    return sum(p.numel() for p in model.parameters())
+""",
+        "pass them all: model(*example_inputs)",
+    ),
+    (
+        "count-to-meta-after-build",
+        "check_count_parameters(count_parameters)",
+        """
+def count_parameters(make_model, *example_inputs):
+    model = make_model().to("meta")
+    model(*[x.to("meta") for x in example_inputs])
+    return sum(p.numel() for p in model.parameters())
+""",
+        "(.to('meta') afterwards is too late)",
+    ),
+    (
+        "count-skips-placeholders",
+        "check_count_parameters(count_parameters)",
+        """
+def count_parameters(make_model, *example_inputs):
+    with torch.device("meta"):
+        model = make_model()
+    uninit = nn.parameter.UninitializedParameter
+    return sum(p.numel() for p in model.parameters() if not isinstance(p, uninit))
+""",
+        "that skips the lazy placeholders",
+    ),
+    (
+        "count-modules-recurse-false",
+        "check_count_parameters(count_parameters)",
+        """
+def count_parameters(make_model, *example_inputs):
+    with torch.device("meta"):
+        model = make_model()
+        model(*[x.to("meta") for x in example_inputs])
+    return sum(
+        p.numel() for m in model.modules() for p in m.parameters(recurse=False)
+    )
+""",
+        "counts a tied parameter twice",
+    ),
+    (
+        "count-weights-and-biases-only",
+        "check_count_parameters(count_parameters)",
+        """
+def count_parameters(make_model, *example_inputs):
+    with torch.device("meta"):
+        model = make_model()
+        model(*[x.to("meta") for x in example_inputs])
+    names = ("weight", "bias")
+    return sum(p.numel() for n, p in model.named_parameters() if n.endswith(names))
+""",
+        "that leaves out `cls_token`",
     ),
     # --- build_on_meta
     (
@@ -544,5 +735,109 @@ def build_on_meta(make_model, state_dict):
     model.load_state_dict(state_dict, assign=True)
 """,
         "not the model",
+    ),
+    # --- build_on_meta, from review rev3
+    (
+        "meta-device-from-parameters-apply",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    with torch.device("meta"):
+        model = make_model()
+    model.load_state_dict(state_dict, assign=True)
+    device = next(model.parameters()).device
+    model.apply(lambda m: m.init_buffers(device) if hasattr(m, "init_buffers") else None)
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    return model
+""",
+        "✓ correct",
+    ),
+    (
+        "meta-init-buffers-without-device",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    with torch.device("meta"):
+        model = make_model()
+    model.load_state_dict(state_dict, assign=True)
+    for module in model.modules():
+        if hasattr(module, "init_buffers"):
+            module.init_buffers()
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    return model
+""",
+        "init_buffers got device=None; pass the checkpoint's device",
+    ),
+    (
+        "meta-to-device-after-assign",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    device = next(iter(state_dict.values())).device
+    with torch.device("meta"):
+        model = make_model()
+    model.load_state_dict(state_dict, assign=True)
+    model.to(device)  # bring the buffers over too
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    return model
+""",
+        "a buffer still on meta cannot be moved with .to()",
+    ),
+    (
+        "meta-zeros-for-meta-buffers",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    device = next(iter(state_dict.values())).device
+    with torch.device("meta"):
+        model = make_model()
+    model.load_state_dict(state_dict, assign=True)
+    for module in model.modules():
+        for name, buf in list(module.named_buffers(recurse=False)):
+            if buf.is_meta:
+                zeros = torch.zeros_like(buf, device=device)
+                module.register_buffer(name, zeros, persistent=False)
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    return model
+""",
+        "differs from a fresh computation",
+    ),
+    (
+        "meta-returns-eval-mode",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    device = next(iter(state_dict.values())).device
+    with torch.device("meta"):
+        model = make_model()
+    model.load_state_dict(state_dict, assign=True)
+"""
+        + _BUFFERS_AND_TIE
+        + """
+    return model.eval()  # ready for inference
+""",
+        "changed the training mode",
+    ),
+    (
+        "meta-tie-written-for-tinylm",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    device = next(iter(state_dict.values())).device
+    with torch.device("meta"):
+        model = make_model()
+    model.load_state_dict(state_dict, assign=True)
+    for module in model.modules():
+        if hasattr(module, "init_buffers"):
+            module.init_buffers(device)
+    if hasattr(model, "head") and hasattr(model, "embed"):
+        model.head.weight = model.embed.weight
+    return model
+""",
+        "on a tied LM named wte/lm_head: the tie is lost",
     ),
 ]
