@@ -4,7 +4,6 @@ finding carries leads to a section that exists (the report's links point at the 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from conftest import ROOT
@@ -17,9 +16,9 @@ def _sections() -> dict[str, str]:
     return load_inspect()["SECTIONS"]
 
 
-@pytest.mark.parametrize("edition", ["", "ko"])
-def test_the_script_is_published_next_to_the_index(edition):
-    published = SITE / edition / "inspect_module.py"
+@pytest.mark.parametrize("folder", ["notebooks", "ko/notebooks/ko"])
+def test_the_script_is_published_next_to_the_page_in_both_editions(folder):
+    published = SITE / folder / "inspect_module.py"
     assert published.read_text(encoding="utf-8") == DOWNLOAD.script_text(ROOT)
 
 
@@ -33,11 +32,7 @@ def test_each_finding_links_to_a_section_that_exists(kind, target):
     )
 
 
-def test_the_page_links_the_download():
-    html = (SITE / "notebooks" / "08_inspect_your_model.html").read_text(
-        encoding="utf-8"
-    )
-    assert 'href="../inspect_module.py"' in html
-    assert (SITE / "notebooks" / ".." / "inspect_module.py").resolve() == Path(
-        SITE / "inspect_module.py"
-    ).resolve()
+@pytest.mark.parametrize("folder", ["notebooks", "ko/notebooks/ko"])
+def test_the_page_links_the_download(folder):
+    html = (SITE / folder / "08_inspect_your_model.html").read_text(encoding="utf-8")
+    assert 'href="inspect_module.py"' in html

@@ -54,6 +54,30 @@ def _fix_citation_list_role(app, pagename, templatename, context, doctree):
         )
 
 
+# The sidebar's expand toggle of a chapter with sections is an empty <summary> (a chevron marked
+# presentational), so a screen reader announces a nameless control (axe: summary-name). Name it
+# after its chapter, in the edition's language.
+_TOGGLE_NAMES = {"en": "Sections of {}", "ko": "{}의 절"}
+
+
+def _name_sidebar_toggles(app, pagename, templatename, context, doctree):
+    generate = context.get("generate_toctree_html")
+    if generate is None:
+        return
+    name = _TOGGLE_NAMES.get(app.config.language or "en", _TOGGLE_NAMES["en"])
+
+    def named(*args, **kwargs):
+        toc = generate(*args, **kwargs)
+        for summary in getattr(toc, "select", lambda _: [])("li > details > summary"):
+            link = summary.parent.find_previous_sibling("a")
+            if summary.get_text(strip=True) or link is None:
+                continue
+            summary["aria-label"] = name.format(link.get_text(strip=True))
+        return toc
+
+    context["generate_toctree_html"] = named
+
+
 # --- Math: TeX becomes MathML at build time ------------------------------------------------------
 # Every current browser lays out MathML itself, so a page with math needs no JavaScript and no web
 # font for it (MathJax was about 0.8 MB on every page). The TeX source stays in `alttext`.
@@ -221,6 +245,7 @@ def _drop_unused_assets(app, pagename, templatename, context, doctree):
 def setup(app):
     app.connect("html-page-context", _drop_duplicate_scripts, priority=900)
     app.connect("html-page-context", _fix_citation_list_role, priority=900)
+    app.connect("html-page-context", _name_sidebar_toggles, priority=900)
     app.add_html_math_renderer(
         "mathml", (_visit_math, None), (_visit_displaymath, None)
     )

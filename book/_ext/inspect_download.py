@@ -1,4 +1,4 @@
-"""Publishes `inspect_module.py`, the download of chapter 8, next to the site's index.
+"""Publishes `inspect_module.py`, the download of chapter 8, next to the chapter's page in each edition.
 
 The file is generated from the notebook cell tagged ``inspect-module`` in
 ``notebooks/08_inspect_your_model.ipynb``, so the page and the download are one source: the cell's
@@ -25,12 +25,17 @@ def script_text(root: Path) -> str:
 
 
 def _write(app, exception) -> None:
+    """Next to every page built from the chapter (English `notebooks/`, Korean `notebooks/ko/`), so the page's
+    link is the same relative `inspect_module.py` in both editions."""
     if exception is not None or app.builder.format != "html":
         return
-    target = Path(app.outdir) / NAME
     text = script_text(Path(app.srcdir))
-    if not target.exists() or target.read_text(encoding="utf-8") != text:
-        target.write_text(text, encoding="utf-8")
+    stem = Path(NOTEBOOK).stem
+    for docname in app.env.found_docs:
+        if Path(docname).name == stem:
+            target = Path(app.outdir) / Path(docname).parent / NAME
+            if not target.exists() or target.read_text(encoding="utf-8") != text:
+                target.write_text(text, encoding="utf-8")
 
 
 def setup(app):

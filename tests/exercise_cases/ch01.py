@@ -124,7 +124,19 @@ def count_unique(model):
 def count_unique(model):
     return torch.tensor([p.numel() for p in model.parameters()]).sum()
 """,
-        "returned a Tensor; return a Python int",
+        "returned an object of type Tensor; return a Python int",
+    ),
+    (
+        "count-numpy-sum",
+        "check_count_unique(count_unique)",
+        """
+import numpy as np
+
+
+def count_unique(model):
+    return np.sum([p.numel() for p in model.parameters()])
+""",
+        "returned an object of type int64; return a Python int",
     ),
     (
         "count-raises",

@@ -284,6 +284,28 @@ class Tower(nn.Module):
         "✓ correct",
     ),
     (
+        "tower-setattr-property",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.depth = depth
+        for i in range(depth):
+            setattr(self, f"layer{i}", nn.Linear(width, width))
+
+    @property
+    def layers(self):
+        return [getattr(self, f"layer{i}") for i in range(self.depth)]
+
+    def forward(self, X):
+        for layer in self.layers:
+            X = torch.relu(layer(X))
+        return X
+""",
+        "✓ correct",
+    ),
+    (
         "tower-plain-list",
         "check_tower(Tower)",
         """
@@ -307,6 +329,57 @@ class Tower(nn.Module):
     def __init__(self, width, depth):
         super().__init__()
         self.layers = nn.ModuleList([nn.Linear(width, width)] * depth)
+
+    def forward(self, X):
+        for layer in self.layers:
+            X = torch.relu(layer(X))
+        return X
+""",
+        "share one weight",
+    ),
+    (
+        "tower-plain-list-first-registered",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.layers = [nn.Linear(width, width) for _ in range(depth)]
+        self.register_module("first", self.layers[0])
+
+    def forward(self, X):
+        for layer in self.layers:
+            X = torch.relu(layer(X))
+        return X
+""",
+        "self.layers is a plain Python list, so parameters() misses layers",
+    ),
+    (
+        "tower-plain-list-last-registered",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.layers = [nn.Linear(width, width) for _ in range(depth - 1)]
+        self.last = nn.Linear(width, width)
+
+    def forward(self, X):
+        for layer in self.layers:
+            X = torch.relu(layer(X))
+        return torch.relu(self.last(X))
+""",
+        "self.layers is a plain Python list",
+    ),
+    (
+        "tower-sequential-one-layer-repeated",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        layer = nn.Linear(width, width)
+        self.layers = nn.Sequential(*[layer for _ in range(depth)])
 
     def forward(self, X):
         for layer in self.layers:
@@ -462,6 +535,72 @@ def make_positive(layer):
     return layer
 """,
         "✓ correct",
+    ),
+    (
+        "positive-softplus-right-inverse-keeps-start",
+        "check_make_positive(make_positive)",
+        """
+import torch.nn.functional as F
+
+
+class PositiveSoftplus(nn.Module):
+    def forward(self, W):
+        return F.softplus(W)
+
+    def right_inverse(self, W):
+        return W.expm1().log()
+
+
+def make_positive(layer):
+    with torch.no_grad():
+        start = layer.weight.abs() + 1e-3
+    parametrize.register_parametrization(layer, "weight", PositiveSoftplus())
+    layer.weight = start
+    return layer
+""",
+        "✓ correct",
+    ),
+    (
+        "positive-shift-by-minimum",
+        "check_make_positive(make_positive)",
+        """
+class ShiftUp(nn.Module):
+    def forward(self, W):
+        return W - W.min().detach() + 1e-3
+
+
+def make_positive(layer):
+    parametrize.register_parametrization(layer, "weight", ShiftUp())
+    return layer
+""",
+        "on nn.Linear(6, 4) with weights in [-3, 3] changing one entry of parametrizations.weight.original changed",
+    ),
+    (
+        "positive-softmax",
+        "check_make_positive(make_positive)",
+        """
+class Softmax(nn.Module):
+    def forward(self, W):
+        return W.flatten().softmax(0).view_as(W)
+
+
+def make_positive(layer):
+    parametrize.register_parametrization(layer, "weight", Softmax())
+    return layer
+""",
+        "map each entry on its own",
+    ),
+    (
+        "positive-redraws-start",
+        "check_make_positive(make_positive)",
+        """
+def make_positive(layer):
+    parametrize.register_parametrization(layer, "weight", nn.Softplus())
+    with torch.no_grad():
+        layer.parametrizations.weight.original.normal_(-3.0, 0.1)
+    return layer
+""",
+        "make_positive drew from the global random number generator",
     ),
     (
         "positive-one-time-abs",

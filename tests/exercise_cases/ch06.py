@@ -86,7 +86,7 @@ def try_accelerator(i=0):
         return torch.device(kind.type, i)
     return torch.device("cpu")
 """,
-        "takes no check_available=",
+        "takes no argument",
     ),
     (
         "accel-build-is-not-a-device",
@@ -618,5 +618,303 @@ def log_losses(step, num_steps, device):
     return torch.stack([step().detach() for _ in range(num_steps)]).cpu()
 """,
         "return a list of Python floats",
+    ),
+    # --- rev6: wrong answers the checkers used to accept, right ones they used to reject ---
+    (
+        "accel-cpu-with-index",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    if torch.accelerator.device_count() > i:
+        return torch.device(torch.accelerator.current_accelerator().type, i)
+    return torch.device("cpu", i)
+""",
+        "with no index",
+    ),
+    (
+        "accel-positional-check-available",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    acc = torch.accelerator.current_accelerator(True)
+    if acc is not None and i < torch.accelerator.device_count():
+        return torch.device(acc.type, i)
+    return torch.device("cpu")
+""",
+        "takes no argument",
+    ),
+    (
+        "accel-version-branch",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    if torch.__version__ >= "2.7":
+        acc = torch.accelerator.current_accelerator(check_available=True)
+    else:
+        acc = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else None
+    if acc is None or i >= torch.accelerator.device_count():
+        return torch.device("cpu")
+    return torch.device(acc.type, i)
+""",
+        "✓ correct",
+    ),
+    (
+        "accel-torch-device-int",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    if torch.accelerator.device_count() > i:
+        return torch.device(i)  # an int names the current accelerator
+    return torch.device("cpu")
+""",
+        "✓ correct",
+    ),
+    (
+        "to-device-casts-to-float",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, torch.float32, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        return type(batch)((k, to_device(v, device, non_blocking)) for k, v in batch.items())
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device(v, device, non_blocking) for v in batch))
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device, non_blocking) for v in batch)
+    return batch
+""",
+        "keep each tensor's dtype",
+    ),
+    (
+        "to-device-half",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        out = batch.to(device, non_blocking=non_blocking)
+        return out.half() if out.is_floating_point() else out
+    if isinstance(batch, dict):
+        return type(batch)((k, to_device(v, device, non_blocking)) for k, v in batch.items())
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device(v, device, non_blocking) for v in batch))
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device, non_blocking) for v in batch)
+    return batch
+""",
+        "keep each tensor's dtype",
+    ),
+    (
+        "to-device-detaches",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        return batch.detach().to(device, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        return type(batch)((k, to_device(v, device, non_blocking)) for k, v in batch.items())
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device(v, device, non_blocking) for v in batch))
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device, non_blocking) for v in batch)
+    return batch
+""",
+        "don't detach",
+    ),
+    (
+        "to-device-contiguous",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        return batch.contiguous().to(device, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        return type(batch)((k, to_device(v, device, non_blocking)) for k, v in batch.items())
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device(v, device, non_blocking) for v in batch))
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device, non_blocking) for v in batch)
+    return batch
+""",
+        "keeps the layout",
+    ),
+    (
+        "to-device-empty-like-copy",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        return torch.empty_like(batch, device=device).copy_(batch, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        return type(batch)((k, to_device(v, device, non_blocking)) for k, v in batch.items())
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device(v, device, non_blocking) for v in batch))
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device, non_blocking) for v in batch)
+    return batch
+""",
+        "✓ correct",
+    ),
+    (
+        "to-device-pin-first",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        if non_blocking and not batch.is_pinned():
+            batch = batch.pin_memory()
+        return batch.to(device, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        return type(batch)((k, to_device(v, device, non_blocking)) for k, v in batch.items())
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device(v, device, non_blocking) for v in batch))
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device, non_blocking) for v in batch)
+    return batch
+""",
+        "✓ correct",
+    ),
+    (
+        "to-device-positional-to",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, None, non_blocking, False)
+    if isinstance(batch, dict):
+        return type(batch)((k, to_device(v, device, non_blocking)) for k, v in batch.items())
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device(v, device, non_blocking) for v in batch))
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device, non_blocking) for v in batch)
+    return batch
+""",
+        "✓ correct",
+    ),
+    (
+        "time-three-calls",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    start = time.perf_counter()
+    for _ in range(3):
+        fn()
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    return time.perf_counter() - start
+""",
+        "you timed 3 calls together",
+    ),
+    (
+        "time-warm-up-inside",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    start = time.perf_counter()
+    fn()  # warm-up
+    fn()
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    return time.perf_counter() - start
+""",
+        "you timed 2 calls together",
+    ),
+    (
+        "time-events-without-waiting",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    if device.type == "cpu":
+        t0 = time.perf_counter(); fn(); return time.perf_counter() - t0
+    s, e = torch.Event(device=device, enable_timing=True), torch.Event(device=device, enable_timing=True)
+    s.record(); fn(); e.record()
+    return s.elapsed_time(e) / 1e3
+""",
+        "end.synchronize()",
+    ),
+    (
+        "time-cuda-events-on-stream",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    if device.type != "cuda":
+        if device.type != "cpu":
+            torch.accelerator.synchronize(device)
+        t0 = time.perf_counter(); fn()
+        if device.type != "cpu":
+            torch.accelerator.synchronize(device)
+        return time.perf_counter() - t0
+    stream = torch.cuda.current_stream(device)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record(stream); fn(); end.record(stream)
+    end.synchronize()
+    return start.elapsed_time(end) / 1000
+""",
+        "✓ correct",
+    ),
+    (
+        "time-device-context",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    if device.type == "cpu":
+        t0 = time.perf_counter(); fn(); return time.perf_counter() - t0
+    index = torch.accelerator.current_device_index() if device.index is None else device.index
+    torch.accelerator.synchronize(index)
+    t0 = time.perf_counter(); fn(); torch.accelerator.synchronize(index)
+    return time.perf_counter() - t0
+""",
+        "✓ correct",
+    ),
+    (
+        "log-no-grad-around-step",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    log = torch.empty(num_steps, device=device)
+    with torch.no_grad():
+        for i in range(num_steps):
+            log[i] = step()
+    return log.tolist()
+""",
+        "step() must run with autograd on",
+    ),
+    (
+        "log-inference-mode",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    with torch.inference_mode():
+        losses = [step() for _ in range(num_steps)]
+    return torch.stack(losses).tolist()
+""",
+        "step() must run with autograd on",
+    ),
+    (
+        "log-item-every-step",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    return [step().item() for _ in range(num_steps)]
+""",
+        "during the loop (after every step)",
+    ),
+    (
+        "log-non-blocking-then-event",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    log = torch.stack([step().detach() for _ in range(num_steps)])
+    host = log.to("cpu", non_blocking=True)
+    done = torch.Event(device=device)
+    done.record()
+    done.synchronize()
+    return host.tolist()
+""",
+        "✓ correct",
     ),
 ]

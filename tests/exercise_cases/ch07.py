@@ -374,7 +374,7 @@ def strip_ddp_prefix(state_dict):
     prefix = "module."
     return {(k[len(prefix):] if k.startswith(prefix) else k): v for k, v in state_dict.items()}
 """,
-        "✓ correct",
+        "your result has no `_metadata`",
     ),
     (
         "strip-consume-prefix-copy",
@@ -390,7 +390,7 @@ def strip_ddp_prefix(state_dict):
     consume_prefix_in_state_dict_if_present(result, "module.")
     return result
 """,
-        "✓ correct",
+        "your result has no `_metadata`",
     ),
     (
         "strip-replace-everywhere",
@@ -442,7 +442,7 @@ def strip_ddp_prefix(state_dict):
         out[rest if head == "module" and dot else key] = value
     return out
 """,
-        "✓ correct",
+        "your result has no `_metadata`",
     ),
     (
         "strip-regex-all-levels",
@@ -468,5 +468,216 @@ def strip_ddp_prefix(state_dict):
     return state_dict
 """,
         "changed in place",
+    ),
+    (
+        "strip-deepcopy-consume",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+import copy
+
+from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
+
+
+def strip_ddp_prefix(state_dict):
+    result = copy.deepcopy(state_dict)  # the tensors and _metadata too
+    consume_prefix_in_state_dict_if_present(result, "module.")
+    return result
+""",
+        "✓ correct",
+    ),
+    (
+        "strip-renames-metadata-by-hand",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+from collections import OrderedDict
+
+
+def strip_ddp_prefix(state_dict):
+    result = OrderedDict((k.removeprefix("module."), v) for k, v in state_dict.items())
+    metadata = getattr(state_dict, "_metadata", None)
+    if metadata is not None:
+        result._metadata = OrderedDict()
+        for name, version in metadata.items():
+            # the wrapper's own entry '' gives way to the model's, 'module'
+            new_name = "" if name == "module" else name.removeprefix("module.")
+            result._metadata[new_name] = version
+    return result
+""",
+        "✓ correct",
+    ),
+    (
+        "strip-copies-metadata-always",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+import copy
+from collections import OrderedDict
+
+from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
+
+
+def strip_ddp_prefix(state_dict):
+    stripped = OrderedDict(state_dict.items())
+    stripped._metadata = copy.deepcopy(getattr(state_dict, "_metadata", OrderedDict()))
+    consume_prefix_in_state_dict_if_present(stripped, "module.")
+    return stripped
+""",
+        "✓ correct",
+    ),
+    (
+        "strip-shallow-copy-consume",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+import copy
+
+from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
+
+
+def strip_ddp_prefix(state_dict):
+    result = copy.copy(state_dict)  # shares _metadata with the argument
+    consume_prefix_in_state_dict_if_present(result, "module.")
+    return result
+""",
+        "was changed in place",
+    ),
+    (
+        "strip-metadata-not-renamed",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+from collections import OrderedDict
+
+
+def strip_ddp_prefix(state_dict):
+    result = OrderedDict((k.removeprefix("module."), v) for k, v in state_dict.items())
+    if hasattr(state_dict, "_metadata"):
+        result._metadata = state_dict._metadata  # kept, but still named 'module.*'
+    return result
+""",
+        "rename them like the keys",
+    ),
+    (
+        "strip-clones-trainable",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+from collections import OrderedDict
+from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
+
+
+def strip_ddp_prefix(state_dict):
+    result = OrderedDict((k, nn.Parameter(v.clone())) for k, v in state_dict.items())
+    if hasattr(state_dict, "_metadata"):
+        result._metadata = OrderedDict(state_dict._metadata)
+    consume_prefix_in_state_dict_if_present(result, "module.")
+    return result
+""",
+        "is not the tensor you were given",
+    ),
+    (
+        "global-inference-mode",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    with torch.inference_mode():  # "faster than no_grad"
+        batch = torch.cat([x.sum(dim=0), x.new_tensor([len(x)])])
+        all_reduce(batch)
+        tracker.total = tracker.total + batch[:-1]
+        tracker.count = tracker.count + batch[-1]
+""",
+        "inference tensor",
+    ),
+    (
+        "global-integer-count",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    with torch.no_grad():
+        total, count = x.sum(dim=0), torch.tensor(len(x))  # a count is an integer
+        all_reduce(total)
+        all_reduce(count)
+        tracker.total += total
+        tracker.count = tracker.count.long() + count
+""",
+        "became torch.float32 and torch.int64",
+    ),
+    (
+        "global-counts-elements",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    with torch.no_grad():
+        batch = torch.cat([x.sum(dim=0), x.new_tensor([x.numel()])])
+        all_reduce(batch)
+        tracker.total += batch[:-1]
+        tracker.count += batch[-1]
+""",
+        "counted elements",
+    ),
+    (
+        "train-only-returns-detached",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(features))
+
+    def forward(self, x):
+        x = x.detach()  # "without recording autograd history"
+        if self.training:
+            self.running_mean.lerp_(x.mean(dim=0), 0.1)
+        return x
+""",
+        "cut from autograd",
+    ),
+    (
+        "train-only-frozen-parameter",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.running_mean = nn.Parameter(torch.zeros(features), requires_grad=False)
+
+    def forward(self, x):
+        if self.training:
+            with torch.no_grad():
+                self.running_mean.lerp_(x.mean(dim=0), 0.1)
+        return x
+""",
+        "is an nn.Parameter",
+    ),
+    (
+        "train-only-float64",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        # double precision "for an accurate average"
+        self.register_buffer("running_mean", torch.zeros(features, dtype=torch.float64))
+
+    def forward(self, x):
+        if self.training:
+            with torch.no_grad():
+                self.running_mean.lerp_(x.mean(dim=0).double(), 0.1)
+        return x
+""",
+        "running_mean is torch.float64",
+    ),
+    (
+        "train-only-inference-mode",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(features))
+
+    def forward(self, x):
+        if self.training:
+            with torch.inference_mode():
+                self.running_mean = 0.9 * self.running_mean + 0.1 * x.mean(dim=0)
+        return x
+""",
+        "inference tensor",
     ),
 ]
