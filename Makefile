@@ -80,7 +80,7 @@ workflows: $(STAMP)
 	$(BIN)/pre-commit validate-config .pre-commit-config.yaml
 
 checks: $(STAMP) browser
-	@$(TIMED) "structure tests" -- $(BIN)/pytest -q -W error tests --ignore=tests/test_site.py --ignore=tests/test_interactive.py --ignore=tests/test_record.py -p no:cacheprovider
+	@$(TIMED) "structure tests" -- $(BIN)/pytest -q -W error tests --ignore=tests/test_site.py --ignore=tests/test_interactive.py --ignore=tests/test_record.py --ignore=tests/test_inspect_site.py -p no:cacheprovider -n 2
 
 nbval: $(STAMP)
 	@$(TIMED) "strict nbval" -- $(NBVAL_STRICT)
@@ -97,7 +97,7 @@ site: book browser
 
 # The recorded runs in book/records/ match the notebooks, and every chapter page shows them.
 verified: book
-	@$(TIMED) "record tests" -- $(BIN)/pytest -q -W error tests/test_record.py -p no:cacheprovider
+	@$(TIMED) "record tests" -- $(BIN)/pytest -q -W error tests/test_record.py tests/test_inspect_site.py -p no:cacheprovider
 
 # Strict nbval on the pinned torch, recorded in book/records/ (NB=... records those notebooks only).
 record: $(STAMP)

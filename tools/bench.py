@@ -117,6 +117,59 @@ def page_figures(html: Path = HTML) -> dict[str, tuple[int, float]]:
     return figures
 
 
+INSPECT_BUDGET = 2.0  # seconds for chapter 8's inspect_module on a 10 M-parameter model
+INSPECT_MODEL = """
+import time
+torch.manual_seed(0)
+vocab, dim = 16000, 256
+embed = nn.Embedding(vocab, dim)
+layer = nn.TransformerEncoderLayer(dim, 4, 4 * dim, batch_first=True)
+stack = nn.TransformerEncoder(layer, 8, enable_nested_tensor=False)
+head = nn.Linear(dim, vocab, bias=False)
+head.weight = embed.weight
+
+
+class TiedLM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed, self.stack, self.head = embed, stack, head
+
+    def forward(self, tokens):
+        return self.head(self.stack(self.embed(tokens)))
+
+
+model = TiedLM()
+count = sum(p.numel() for p in model.parameters())
+start = time.perf_counter()
+inspect_module(model)
+bare = time.perf_counter() - start
+tokens = torch.randint(0, vocab, (2, 64))
+start = time.perf_counter()
+inspect_module(model, tokens)
+full = time.perf_counter() - start
+print(count, bare, full)
+"""
+
+
+def inspect_seconds() -> tuple[int, float, float]:
+    """(parameters, seconds without inputs, seconds with a batch of tokens) for chapter 8's
+    inspect_module on a tied Transformer language model of about 10 M parameters, in a fresh CPU
+    process running the published script's code."""
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    from inspect_download import script_text
+
+    code = script_text(ROOT).replace('if __name__ == "__main__":', "if False:")
+    out = subprocess.run(
+        [str(BIN / "python"), "-c", code + INSPECT_MODEL],
+        cwd=ROOT,
+        env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    return int(out[0]), float(out[1]), float(out[2])
+
+
 def row(name: str, value: str, budget: str, ok: bool | None) -> str:
     verdict = "" if ok is None else ("ok" if ok else "OVER")
     return f"| {name} | {value} | {budget} | {verdict} |"
@@ -187,6 +240,16 @@ def main(argv: list[str]) -> int:
             )
         )
     if not site_only:
+        count, bare, full = inspect_seconds()
+        for label, seconds in (("", bare), (", with example_inputs", full)):
+            lines.append(
+                row(
+                    f"inspect_module, {count / 1e6:.1f} M parameters{label}",
+                    f"{seconds:.2f} s",
+                    f"<= {INSPECT_BUDGET:.0f} s",
+                    seconds <= INSPECT_BUDGET,
+                )
+            )
         for name, seconds in notebook_seconds().items():
             lines.append(
                 row(f"execute {name} (1 kernel)", f"{seconds:.1f} s", "", None)

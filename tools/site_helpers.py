@@ -7,7 +7,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -71,26 +70,6 @@ def site_pages(html: Path = HTML) -> list[str]:
             continue
         pages.append("/".join(parts))
     return pages
-
-
-@contextlib.contextmanager
-def served_directory(directory: Path) -> Iterator[str]:
-    """A static server for any built site (the benchmark's clean build lives in a temporary folder)."""
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
-        cwd=directory,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    base = f"http://127.0.0.1:{port}/"
-    try:
-        _wait_for(base, server)
-        yield base
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=10)
 
 
 def _wait_for(base: str, server: subprocess.Popen) -> None:
