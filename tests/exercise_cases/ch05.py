@@ -394,4 +394,45 @@ def transfer(source_state, target):
 """,
         "was not loaded",
     ),
+    # --- from the rev5 review ---
+    (
+        "transfer-deletes-from-source",
+        "check_transfer(transfer)",
+        """
+def transfer(source_state, target):
+    shapes = {k: v.shape for k, v in target.state_dict().items()}
+    for name in list(source_state):
+        if shapes.get(name) != source_state[name].shape:
+            del source_state[name]
+    return target.load_state_dict(source_state, strict=False).missing_keys
+""",
+        "your function changed the source state dict",
+    ),
+    (
+        "transfer-matches-on-numel",
+        "check_transfer(transfer)",
+        """
+def transfer(source_state, target):
+    own = target.state_dict()
+    fitting = {
+        k: v.reshape(own[k].shape)
+        for k, v in source_state.items()
+        if k in own and own[k].numel() == v.numel()
+    }
+    return target.load_state_dict(fitting, strict=False).missing_keys
+""",
+        "on swapped shapes of one size 0.weight changed",
+    ),
+    (
+        "load-checkpoint-none-on-refusal",
+        "check_load_checkpoint(load_checkpoint)",
+        """
+def load_checkpoint(path, device):
+    try:
+        return torch.load(path, map_location=device, weights_only=True)
+    except pickle.UnpicklingError:
+        return None
+""",
+        "returned None for a file that runs code",
+    ),
 ]

@@ -14,7 +14,8 @@ class BestCheckpoints:
         self.directory, self.k, self.losses = Path(directory), k, {}
 
     def save(self, step, val_loss, state):
-        self.losses[step] = float("inf") if math.isnan(val_loss) else val_loss
+        nan = math.isnan(val_loss)
+        self.losses[step] = (nan, 0.0 if nan else val_loss)  # NaN below inf
         best = sorted(self.losses, key=lambda s: (self.losses[s], s))[: self.k]
         if step in best:
             torch.save(state, self.directory / f"step-{step}.pt")
@@ -37,11 +38,11 @@ class BestCheckpoints:
         self.directory, self.k, self.heap = directory, k, []  # (-loss, -step): worst on top
 
     def save(self, step, val_loss, state):
-        loss = math.inf if val_loss != val_loss else val_loss
+        nan = val_loss != val_loss
         torch.save(state, self.directory / f"step-{step}.pt")
-        heapq.heappush(self.heap, (-loss, -step))
+        heapq.heappush(self.heap, (-nan, 0.0 if nan else -val_loss, -step))
         if len(self.heap) > self.k:
-            _, worst = heapq.heappop(self.heap)
+            *_, worst = heapq.heappop(self.heap)
             (self.directory / f"step-{-worst}.pt").unlink()
 """,
         "✓ correct",
@@ -465,6 +466,106 @@ def remove_stale_temporaries(directory):
             path.unlink()
             removed += 1
     return removed
+""",
+        "match the whole name",
+    ),
+    # --- from the rev5 review ---
+    (
+        "best-k-nan-as-inf-ties-with-inf",
+        "check_best_checkpoints(BestCheckpoints)",
+        """
+class BestCheckpoints:
+    def __init__(self, directory, k):
+        self.directory, self.k, self.kept = Path(directory), k, []
+
+    def save(self, step, val_loss, state):
+        torch.save(state, self.directory / f"step-{step}.pt")
+        rank = math.inf if math.isnan(val_loss) else val_loss
+        self.kept = sorted(self.kept + [(rank, step)])
+        for _, s in self.kept[self.k :]:
+            (self.directory / f"step-{s}.pt").unlink()
+        self.kept = self.kept[: self.k]
+""",
+        "NaN ranks below inf too",
+    ),
+    (
+        "best-k-nan-as-huge-number",
+        "check_best_checkpoints(BestCheckpoints)",
+        """
+class BestCheckpoints:
+    def __init__(self, directory, k):
+        self.directory, self.k, self.kept = Path(directory), k, []
+
+    def save(self, step, val_loss, state):
+        torch.save(state, self.directory / f"step-{step}.pt")
+        rank = 1e30 if math.isnan(val_loss) else val_loss
+        self.kept = sorted(self.kept + [(rank, step)])
+        for _, s in self.kept[self.k :]:
+            (self.directory / f"step-{s}.pt").unlink()
+        self.kept = self.kept[: self.k]
+""",
+        "NaN ranks below inf too",
+    ),
+    (
+        "best-k-writes-into-cwd",
+        "check_best_checkpoints(BestCheckpoints)",
+        """
+class BestCheckpoints:
+    def __init__(self, directory, k):
+        self.k, self.kept = k, []
+
+    def save(self, step, val_loss, state):
+        rank = (True, 0.0) if math.isnan(val_loss) else (False, val_loss)
+        torch.save(state, f"step-{step}.pt")
+        self.kept = sorted(self.kept + [(rank, step)])
+        for _, s in self.kept[self.k :]:
+            os.remove(f"step-{s}.pt")
+        self.kept = self.kept[: self.k]
+""",
+        "you wrote step-1.pt outside `directory`",
+    ),
+    (
+        "best-k-nan-tuple-key",
+        "check_best_checkpoints(BestCheckpoints)",
+        """
+class BestCheckpoints:
+    def __init__(self, directory, k):
+        self.directory, self.k, self.kept = Path(directory), k, []
+
+    def save(self, step, val_loss, state):
+        torch.save(state, self.directory / f"step-{step}.pt")
+        nan = math.isnan(val_loss)
+        self.kept.append((nan, 0.0 if nan else val_loss, step))
+        self.kept.sort()
+        for *_, s in self.kept[self.k :]:
+            (self.directory / f"step-{s}.pt").unlink()
+        del self.kept[self.k :]
+""",
+        "✓ correct",
+    ),
+    (
+        "verified-then-weights-only-false",
+        "check_load_verified(load_verified)",
+        """
+def load_verified(path):
+    expected = path.with_name(path.name + ".sha256").read_text().strip()
+    if hashlib.sha256(path.read_bytes()).hexdigest() != expected:
+        raise ValueError("digest mismatch")
+    return torch.load(path, weights_only=False)  # verified, so trusted
+""",
+        "a matching digest shows the file is unchanged, not who wrote it",
+    ),
+    (
+        "stale-re-match-unanchored",
+        "check_remove_stale_temporaries(remove_stale_temporaries)",
+        """
+def remove_stale_temporaries(directory):
+    n = 0
+    for p in Path(directory).iterdir():
+        if re.match(r"\\..+\\.[0-9a-f]{16}\\.tmp", p.name) and p.is_file():
+            p.unlink()
+            n += 1
+    return n
 """,
         "match the whole name",
     ),
