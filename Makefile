@@ -30,10 +30,13 @@ TIMED := $(BIN)/python tools/timed.py
 help:
 	@sed -n '1,6p' Makefile
 
-$(STAMP): requirements.txt
+# The pinned tools, then the book's own package (inside_nn/), editable, so the notebooks, the tests and
+# `make lab`/`make live` import the working tree's code.
+$(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-build-isolation --no-deps --editable .
 	touch $@
 
 # The Korean notebooks, config and toc, generated from the English ones and book/ko (tools/korean.py).
@@ -47,6 +50,7 @@ book: $(STAMP) $(KO_STAMP)
 	$(BIN)/jupyter-book build . --config _build/ko/_config.yml --toc _build/ko/_toc.yml --path-output _build/ko $(JB_FLAGS) & korean=$$!; \
 	  $(BIN)/jupyter-book build . $(JB_FLAGS); english=$$?; wait $$korean && test $$english = 0
 	$(BIN)/python tools/korean.py publish
+	$(BIN)/python tools/wheel.py _build/html/wheels
 	$(BIN)/python book/_ext/offline_archive.py _build/html
 
 execute: $(STAMP)
@@ -71,16 +75,19 @@ live:
 	$(BIN)/python book/_ext/live_code.py --port $(PORT)
 
 lint: $(STAMP)
-	$(BIN)/ruff check notebooks tests tools
-	$(BIN)/ruff format --check notebooks tests tools
-	$(BIN)/codespell --skip "mathjax,thebe,vendor,*.png,*.bib" --ignore-regex '"image/png": "[^"]*"' README.md book notebooks tests tools .github
+	$(BIN)/ruff check inside_nn notebooks tests tools
+	$(BIN)/ruff format --check inside_nn notebooks tests tools
+	$(BIN)/codespell --skip "mathjax,thebe,vendor,*.png,*.bib" --ignore-regex '"image/png": "[^"]*"' README.md book inside_nn notebooks tests tools .github
 
 workflows: $(STAMP)
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 	$(BIN)/pre-commit validate-config .pre-commit-config.yaml
 
+# The structure tests, which also test the package: its line coverage is printed, and under 90 % fails.
 checks: $(STAMP) browser
-	@$(TIMED) "structure tests" -- $(BIN)/pytest -q -W error tests --ignore=tests/test_site.py --ignore=tests/test_interactive.py --ignore=tests/test_record.py --ignore=tests/test_inspect_site.py -p no:cacheprovider -n 2
+	@rm -rf _build/coverage && mkdir -p _build/coverage
+	@$(TIMED) "structure tests" -- $(BIN)/coverage run -m pytest -q -W error tests --ignore=tests/test_site.py --ignore=tests/test_interactive.py --ignore=tests/test_record.py --ignore=tests/test_inspect_site.py --ignore=tests/test_package_site.py -p no:cacheprovider -n 2
+	@$(BIN)/coverage combine -q && $(BIN)/coverage report --format=total | sed 's/^/[coverage] inside_nn line coverage: /; s/$$/ %/' && $(BIN)/coverage report > _build/coverage/report.txt || { cat _build/coverage/report.txt; exit 1; }
 
 nbval: $(STAMP)
 	@$(TIMED) "strict nbval" -- $(NBVAL_STRICT)
@@ -97,7 +104,7 @@ site: book browser
 
 # The recorded runs in book/records/ match the notebooks, and every chapter page shows them.
 verified: book
-	@$(TIMED) "record tests" -- $(BIN)/pytest -q -W error tests/test_record.py tests/test_inspect_site.py -p no:cacheprovider
+	@$(TIMED) "record tests" -- $(BIN)/pytest -q -W error tests/test_record.py tests/test_inspect_site.py tests/test_package_site.py -p no:cacheprovider
 
 # Strict nbval on the pinned torch, recorded in book/records/ (NB=... records those notebooks only).
 record: $(STAMP)

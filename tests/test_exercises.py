@@ -1,9 +1,9 @@
 """The checked exercises: each checker accepts right answers and names the mistake in wrong ones.
 
-Each chapter's checkers live in one notebook cell tagged ``exercise-checkers`` (collapsed on the
-site), so the notebook stays standalone. This file runs answers from ``tests/exercise_cases/chNN.py``
-through them: at least two right answers that differ from the notebook's reference, and the classic
-wrong answers, each of which must print the hint meant for it.
+Each chapter's checkers live in the book's package, ``inside_nn.exercises.chNN``; the notebook's cell
+tagged ``exercise-checkers`` is one import line from that module. This file runs answers from
+``tests/exercise_cases/chNN.py`` through them: at least three right answers that differ from the
+page's reference, and the classic wrong answers, each of which must print the hint meant for it.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import copy
+import importlib
 import importlib.util
 import io
 import re
@@ -18,6 +19,8 @@ from pathlib import Path
 
 import pytest
 from conftest import NOTEBOOK_DIR, load_notebook, real_notebook_paths
+
+from inside_nn.exercises import CHAPTERS
 
 CASES_DIR = Path(__file__).parent / "exercise_cases"
 CHECK_CALL = re.compile(r"^\s*(check_\w+)\(")
@@ -56,13 +59,26 @@ def tagged(nb: dict, tag: str) -> list[dict]:
     return [c for c in nb["cells"] if tag in c.get("metadata", {}).get("tags", [])]
 
 
+def checkers_module(notebook: str):
+    """The package module that holds a chapter's checkers and references."""
+    return importlib.import_module(f"inside_nn.exercises.{CHAPTERS[notebook]}")
+
+
 def checker_namespace(notebook: str) -> dict:
-    """A fresh namespace holding what the notebook's setup cell and checker cell define."""
+    """A fresh namespace as the reader's notebook has it at the exercises: what the setup cell and
+    the checker cell (an import from the package) define."""
     nb = load_notebook(NOTEBOOK_DIR / f"{notebook}.ipynb")
     setup = next(c for c in nb["cells"] if c["cell_type"] == "code")
     (checkers,) = tagged(nb, "exercise-checkers")
     namespace: dict = {"__name__": "__main__"}
     exec(compile(cell_source(setup), f"{notebook}:setup", "exec"), namespace)  # noqa: S102
+    namespace.update(
+        {
+            k: v
+            for k, v in vars(checkers_module(notebook)).items()
+            if not k.startswith("__")
+        }
+    )
     exec(compile(cell_source(checkers), f"{notebook}:checkers", "exec"), namespace)  # noqa: S102
     return namespace
 
@@ -183,10 +199,23 @@ def test_stub_fails_and_reference_passes_in_stored_outputs(path):
         ), f"cell {start}: the dropdown has no reference solution"
 
 
-def test_checkers_are_collapsed_on_the_site():
-    for path in real_notebook_paths():
-        for cell in tagged(load_notebook(path), "exercise-checkers"):
-            assert "hide-input" in cell["metadata"]["tags"], path.stem
+@pytest.mark.parametrize("path", real_notebook_paths(), ids=lambda p: p.stem)
+def test_the_checker_cell_imports_the_chapters_checkers(path):
+    """One import from the chapter's package module, of every check_* the page calls."""
+    nb = load_notebook(path)
+    (cell,) = tagged(nb, "exercise-checkers")
+    (node,) = ast.parse(cell_source(cell)).body
+    assert isinstance(node, ast.ImportFrom), path.stem
+    assert node.module == f"inside_nn.exercises.{CHAPTERS[path.stem]}", path.stem
+    imported = {alias.name for alias in node.names}
+    called = {
+        CHECK_CALL.match(cell_source(c)).group(1)
+        for c in tagged(nb, "exercise-check")
+        if CHECK_CALL.match(cell_source(c))
+    }
+    assert imported == called, path.stem
+    module = checkers_module(path.stem)
+    assert all(callable(getattr(module, name)) for name in imported), path.stem
 
 
 def _definitions(source: str) -> dict[str, ast.AST]:
@@ -212,11 +241,11 @@ def _shape(node: ast.AST, name: str) -> str:
 @pytest.mark.parametrize("path", real_notebook_paths(), ids=lambda p: p.stem)
 def test_the_solution_shown_is_the_reference_the_checker_uses(path):
     """Every answer a check call passes, defined in the solution dropdown, is `_reference_<name>` in the
-    checker cell, line for line: the reader sees the code the checker compares against."""
+    chapter's checker module, line for line: the reader sees the code the checker compares against."""
     nb = load_notebook(path)
     cells = nb["cells"]
-    (checkers,) = tagged(nb, "exercise-checkers")
-    references = _definitions(cell_source(checkers))
+    module_file = Path(checkers_module(path.stem).__file__)
+    references = _definitions(module_file.read_text(encoding="utf-8"))
     starts = [
         i for i, c in enumerate(cells) if "{solution-start}" in "".join(c["source"])
     ]
@@ -246,7 +275,7 @@ def test_the_solution_shown_is_the_reference_the_checker_uses(path):
                     if isinstance(arg, ast.Name) and arg.id in shown:
                         ref = f"_reference_{arg.id}"
                         assert ref in references, (
-                            f"{path.stem}: the checker cell has no {ref}"
+                            f"{path.stem}: {module_file.name} has no {ref}"
                         )
                         assert _shape(references[ref], arg.id) == _shape(
                             shown[arg.id], arg.id

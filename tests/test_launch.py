@@ -1,10 +1,12 @@
 """Where a chapter runs besides this repository's .venv: Colab and Binder.
 
-Colab preinstalls torch, NumPy, matplotlib and safetensors, so a notebook may import those and
-the standard library only: NOTEBOOK_PACKAGES below, the one declaration of that set
+Colab preinstalls torch, NumPy, matplotlib, safetensors and IPython, so a notebook may import
+those, the standard library and the book's own package, inside_nn, which its first cell installs
+where it is missing: NOTEBOOK_PACKAGES below, the one declaration of that set
 (tests/test_structure.py checks each notebook against it too). Binder builds its image from
 .binder/: exactly the packages the notebooks import, at the root pins, torch as the CPU build,
-plus a kernel; no Jupyter Book, Playwright, linters or pytest.
+the book's package from the repository, plus a kernel; no Jupyter Book, Playwright, linters or
+pytest.
 """
 
 from __future__ import annotations
@@ -18,8 +20,13 @@ from pathlib import Path
 
 from conftest import NOTEBOOK_DIR, ROOT
 
-# Import names a notebook may use besides the standard library: what Colab preinstalls.
-NOTEBOOK_PACKAGES = {"torch", "numpy", "matplotlib", "safetensors"}
+# Import names a notebook may use besides the standard library: what Colab preinstalls, and the book's
+# package.
+COLAB = {"torch", "numpy", "matplotlib", "safetensors", "IPython"}
+BOOK_PACKAGE = "inside_nn"
+NOTEBOOK_PACKAGES = COLAB | {BOOK_PACKAGE}
+# Binder gets IPython with the kernel, and the book's package from the repository itself (`.`).
+WITH_THE_KERNEL = {"IPython"}
 KERNEL = "ipykernel"
 BINDER = ROOT / ".binder"
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
@@ -80,7 +87,7 @@ def requirement_lines(path: Path) -> tuple[list[str], dict[str, str]]:
         line = line.split("#")[0].strip()
         if not line:
             continue
-        if line.startswith("-"):
+        if line.startswith("-") or line == ".":
             options.append(line)
             continue
         assert "==" in line, f"{path.name}: not an exact pin: {line}"
@@ -99,16 +106,18 @@ def test_notebooks_import_only_what_colab_preinstalls():
 
 
 def test_binder_installs_the_notebooks_imports_and_a_kernel():
-    _, pins = requirement_lines(BINDER / "requirements.txt")
-    expected = {distribution(name) for name in third_party_imports()} | {KERNEL}
+    options, pins = requirement_lines(BINDER / "requirements.txt")
+    imported = set(third_party_imports()) - WITH_THE_KERNEL - {BOOK_PACKAGE}
+    expected = {distribution(name) for name in imported} | {KERNEL}
     assert set(pins) == expected
     assert not set(pins) & TOOLCHAIN
+    assert "." in options, "Binder must install the book's package from the repository"
 
 
 def test_binder_pins_are_the_root_pins_with_cpu_torch():
     options, pins = requirement_lines(BINDER / "requirements.txt")
     _, root = requirement_lines(ROOT / "requirements.txt")
-    assert options == [f"--extra-index-url {TORCH_CPU_INDEX}"]
+    assert options == [f"--extra-index-url {TORCH_CPU_INDEX}", "."]
     assert pins["torch"] == root["torch"] + "+cpu"
     for name, version in pins.items():
         if name != "torch":

@@ -1,0 +1,297 @@
+"""The one harness every exercise checker runs a reader's answer through.
+
+A checker is a function of the reader's answer that prints exactly one line: "✓ correct: ..." or
+"✗ ...". The harness gives every checker the same guarantees:
+
+- `checker` (a decorator): the check prints one line whatever the answer does, never raises, and
+  leaves the notebook as it found it (global state is restored after the check, whatever happened).
+- `call(answer, *args)`: runs the answer once, silencing what it prints, and turns a stub
+  (`NotImplementedError`), an exception, or a change to global state the answer had no business
+  making into the line that reports it. Global state is: the default device and dtype, grad and
+  inference mode, anomaly detection, the torch (CPU and accelerator), NumPy and Python RNGs, the
+  deterministic-algorithm flags and cuDNN flags, float32 matmul precision, the number of threads and
+  the working directory. An exercise that must draw random numbers passes `allow={"rng"}` and checks
+  the draws itself, against the reference.
+- `ModelState`: what an answer could change on the caller's model (each parameter's object, values,
+  dtype, device and flag; buffers; train/eval flags; hooks), with the first difference in words.
+- `dtypes_for(device)`: the floating dtypes a family is drawn in (float32, float64 and bfloat16).
+
+Wrong answers are reported, never raised: a reader gets one line that says what is wrong.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import os
+import random
+from collections.abc import Callable, Iterable
+
+import torch
+from torch import nn
+
+try:  # NumPy is optional: torch runs without it.
+    import numpy as np
+except ImportError:  # pragma: no cover (NumPy is installed wherever the book runs)
+    np = None
+
+STUB = "✗ not solved yet: {} still raises NotImplementedError — replace its body with your answer."
+FLOATS = (torch.float32, torch.float64, torch.bfloat16)
+
+
+class Wrong(Exception):
+    """Raised inside a checker to end the check with one "✗ ..." line."""
+
+
+def _accelerator_rng() -> list[torch.Tensor]:
+    if not torch.accelerator.is_available():
+        return []
+    kind = torch.accelerator.current_accelerator().type
+    module = getattr(torch, kind, None)
+    get_all = getattr(module, "get_rng_state_all", None)
+    if get_all is not None:
+        return list(get_all())
+    get_one = getattr(module, "get_rng_state", None)
+    return [get_one()] if get_one is not None else []
+
+
+def _set_accelerator_rng(states: list[torch.Tensor]) -> None:
+    if not states:
+        return
+    module = getattr(torch, torch.accelerator.current_accelerator().type)
+    if hasattr(module, "set_rng_state_all"):
+        module.set_rng_state_all(states)
+    else:
+        module.set_rng_state(states[0])
+
+
+def capture() -> dict:
+    """The process-wide state an answer must leave alone, as plain values."""
+    return {
+        "default device": torch.get_default_device(),
+        "default dtype": torch.get_default_dtype(),
+        "grad mode": torch.is_grad_enabled(),
+        "inference mode": torch.is_inference_mode_enabled(),
+        "anomaly detection": torch.is_anomaly_enabled(),
+        "torch RNG": torch.get_rng_state(),
+        "accelerator RNG": _accelerator_rng(),
+        "NumPy RNG": np.random.get_state() if np is not None else None,
+        "Python RNG": random.getstate(),
+        "deterministic algorithms": (
+            torch.are_deterministic_algorithms_enabled(),
+            torch.is_deterministic_algorithms_warn_only_enabled(),
+        ),
+        "cuDNN flags": (
+            torch.backends.cudnn.enabled,
+            torch.backends.cudnn.benchmark,
+            torch.backends.cudnn.deterministic,
+        ),
+        "float32 matmul precision": torch.get_float32_matmul_precision(),
+        "number of threads": torch.get_num_threads(),
+        "working directory": os.getcwd(),
+    }
+
+
+RNG = ("torch RNG", "accelerator RNG", "NumPy RNG", "Python RNG")
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, torch.Tensor):
+        return isinstance(b, torch.Tensor) and torch.equal(a, b)
+    if isinstance(a, (list, tuple)):
+        return (
+            isinstance(b, (list, tuple))
+            and len(a) == len(b)
+            and all(_same(x, y) for x, y in zip(a, b))
+        )
+    if np is not None and isinstance(a, np.ndarray):
+        return isinstance(b, np.ndarray) and np.array_equal(a, b)
+    return a == b
+
+
+def changed(before: dict, after: dict, allow: Iterable[str] = ()) -> list[str]:
+    """Names of the global settings that differ; `allow={"rng"}` ignores the four RNGs."""
+    skip = set(RNG) if "rng" in allow else set()
+    skip |= set(allow)
+    return [k for k in before if k not in skip and not _same(before[k], after[k])]
+
+
+def restore(state: dict) -> None:
+    """Put every global setting back as `capture()` saw it."""
+    torch.set_default_device(state["default device"])
+    torch.set_default_dtype(state["default dtype"])
+    torch.set_grad_enabled(state["grad mode"])
+    torch.autograd.set_detect_anomaly(state["anomaly detection"])
+    torch.set_rng_state(state["torch RNG"])
+    _set_accelerator_rng(state["accelerator RNG"])
+    if np is not None:
+        np.random.set_state(state["NumPy RNG"])
+    random.setstate(state["Python RNG"])
+    enabled, warn_only = state["deterministic algorithms"]
+    torch.use_deterministic_algorithms(enabled, warn_only=warn_only)
+    (
+        torch.backends.cudnn.enabled,
+        torch.backends.cudnn.benchmark,
+        torch.backends.cudnn.deterministic,
+    ) = state["cuDNN flags"]
+    torch.set_float32_matmul_precision(state["float32 matmul precision"])
+    torch.set_num_threads(state["number of threads"])
+    os.chdir(state["working directory"])
+
+
+def call(answer: Callable, *args, allow: Iterable[str] = (), **kwargs):
+    """Run the reader's answer once: (result, None), or (None, the "✗ ..." line that reports it).
+
+    What the answer prints is silenced. Inference mode is not a global an answer can leave on (a
+    context manager), so a leak there is a `with` that escaped, reported like the others."""
+    before = capture()
+    try:
+        with (
+            contextlib.redirect_stdout(io.StringIO()),
+            contextlib.redirect_stderr(io.StringIO()),
+        ):
+            result = answer(*args, **kwargs)
+    except NotImplementedError:
+        restore(before)
+        return None, STUB.format(getattr(answer, "__name__", "your function"))
+    except Exception as error:  # noqa: BLE001 (the reader's error is reported, not raised)
+        restore(before)
+        return None, f"✗ it raised {type(error).__name__}: {_first_line(error)}"
+    leaks = changed(before, capture(), allow)
+    restore(before)
+    if leaks:
+        name = getattr(answer, "__name__", "your function")
+        return None, (
+            f"✗ {name} changed global state that the caller owns: {', '.join(leaks)}; "
+            "leave process-wide settings as you found them (use a context manager or a local generator)"
+        )
+    return result, None
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else "(no message)"
+
+
+def checker(check: Callable) -> Callable:
+    """Make `check(answer)` print one line and restore global state, whatever the answer does.
+
+    Inside a check, `raise Wrong("...")` ends it with that line (a "✗ " is added if missing), and a
+    returned string is printed as the verdict; returning None prints nothing more (the check printed)."""
+
+    @functools.wraps(check)
+    def guarded(answer, *args, **kwargs):
+        before = capture()
+        try:
+            line = check(answer, *args, **kwargs)
+        except Wrong as wrong:
+            line = str(wrong)
+            line = line if line.startswith("✗") else f"✗ {line}"
+        except Exception as error:  # noqa: BLE001 (any failure is the answer's, in one line)
+            line = (
+                f"✗ your answer made the check fail with {type(error).__name__}: "
+                f"{_first_line(error)}"
+            )
+        finally:
+            restore(before)
+        if line is not None:
+            print(line)
+
+    return guarded
+
+
+def _hooks(module: nn.Module) -> tuple:
+    names = (
+        "_forward_hooks",
+        "_forward_pre_hooks",
+        "_backward_hooks",
+        "_backward_pre_hooks",
+        "_state_dict_hooks",
+        "_state_dict_pre_hooks",
+        "_load_state_dict_pre_hooks",
+        "_load_state_dict_post_hooks",
+    )
+    return tuple(len(getattr(module, n, {})) for n in names)
+
+
+class ModelState:
+    """What an answer could change on a caller's model, for comparing before and after."""
+
+    def __init__(self, model: nn.Module):
+        self.params = [
+            (n, p, p.requires_grad, _copy(p))
+            for n, p in model.named_parameters(remove_duplicate=False)
+        ]
+        self.buffers = [
+            (n, b, _copy(b)) for n, b in model.named_buffers(remove_duplicate=False)
+        ]
+        self.training = [(n, m.training) for n, m in model.named_modules()]
+        self.hooks = [(n, _hooks(m)) for n, m in model.named_modules()]
+        self.grads = [
+            (n, None if p.grad is None else _copy(p.grad))
+            for n, p in model.named_parameters(remove_duplicate=False)
+        ]
+
+    def difference(self, other: ModelState, same_objects: bool = True) -> str | None:
+        """The first way `other` (the model now) differs from this state, in words, or None."""
+        names = [n for n, *_ in self.params]
+        if names != [n for n, *_ in other.params]:
+            return f"changed which parameters the model has (now {[n for n, *_ in other.params]})"
+        for (name, p, flag, value), (_, q, new_flag, new_value) in zip(
+            self.params, other.params
+        ):
+            if same_objects and p is not q:
+                return f"replaced the Parameter `{name}` with a new object"
+            if flag != new_flag:
+                return f"set requires_grad={new_flag} on `{name}`"
+            if not _equal(value, new_value):
+                return f"changed the values of `{name}`"
+        if [n for n, *_ in self.buffers] != [n for n, *_ in other.buffers]:
+            return "changed which buffers the model has"
+        for (name, b, value), (_, c, new_value) in zip(self.buffers, other.buffers):
+            if same_objects and b is not c:
+                return f"replaced the buffer `{name}`"
+            if not _equal(value, new_value):
+                return f"changed the buffer `{name}`"
+        if self.training != other.training:
+            return "changed train()/eval() mode"
+        if self.hooks != other.hooks:
+            return "added or removed hooks on the model"
+        for (name, grad), (_, new_grad) in zip(self.grads, other.grads):
+            if (grad is None) != (new_grad is None) or (
+                grad is not None and not _equal(grad, new_grad)
+            ):
+                return f"changed the gradient of `{name}`"
+        return None
+
+
+def _copy(t: torch.Tensor):
+    """A comparable copy of a tensor's values (meta and lazy tensors: their metadata only)."""
+    if isinstance(t, nn.parameter.UninitializedTensorMixin):
+        return ("uninitialized", type(t).__name__)
+    if t.device.type == "meta":
+        return ("meta", t.dtype, tuple(t.shape))
+    if t.layout != torch.strided:
+        return t.detach().clone()
+    return t.detach().to("cpu", copy=True)
+
+
+def _equal(a, b) -> bool:
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        if a.dtype != b.dtype or a.shape != b.shape or a.layout != b.layout:
+            return False
+        if a.layout != torch.strided:
+            return torch.equal(a.to_dense(), b.to_dense())
+        return torch.equal(a, b) or bool(  # NaN in the same places counts as unchanged
+            torch.isnan(a).equal(torch.isnan(b))
+            and torch.equal(a.nan_to_num(0.0), b.nan_to_num(0.0))
+        )
+    return a == b
+
+
+def dtypes_for(device: torch.device | str) -> tuple[torch.dtype, ...]:
+    """The floating dtypes a family is drawn in on `device` (MPS has no float64)."""
+    if torch.device(device).type == "mps":
+        return (torch.float32, torch.bfloat16)
+    return FLOATS
