@@ -17,7 +17,7 @@ COMPAT_RELEASES := 2.6.0 2.14.1 2.15.0
 TORCH ?= $(lastword $(COMPAT_RELEASES))
 COMPAT := .compat/torch-$(TORCH)
 # What the notebooks import, plus what runs them, at the versions requirements.txt pins.
-COMPAT_PINS = $(shell grep -iE '^(numpy|matplotlib|safetensors|nbval|pytest|pytest-xdist|ipykernel)==' requirements.txt)
+COMPAT_PINS = $(shell grep -iE '^(numpy|matplotlib|safetensors|nbval|pytest|pytest-xdist|ipykernel|setuptools)==' requirements.txt)
 # Every pytest call carries -W error: a warning in our own test run is a failure.
 NBVAL_STRICT = $(BIN)/pytest -q -W error -p no:cacheprovider --nbval $(NB) --nbval-sanitize-with tests/sanitize.cfg -n 2 --dist loadscope
 RECORDS := _build/records
@@ -41,7 +41,7 @@ $(STAMP): requirements.txt pyproject.toml
 
 # The Korean notebooks, config and toc, generated from the English ones and book/ko (tools/korean.py).
 KO_STAMP := _build/ko/.generated
-$(KO_STAMP): $(STAMP) $(NOTEBOOKS) $(wildcard book/ko/translations/*.yml) book/ko/overrides.yml _config.yml _toc.yml tools/korean.py
+$(KO_STAMP): $(STAMP) $(NOTEBOOKS) $(wildcard book/ko/translations/*.yml) book/ko/overrides.yml $(wildcard book/ko/figures/*.svg) _config.yml _toc.yml tools/korean.py
 	$(BIN)/python tools/korean.py build
 	touch $@
 
@@ -87,7 +87,10 @@ workflows: $(STAMP)
 checks: $(STAMP) browser
 	@rm -rf _build/coverage && mkdir -p _build/coverage
 	@$(TIMED) "structure tests" -- $(BIN)/coverage run -m pytest -q -W error tests --ignore=tests/test_site.py --ignore=tests/test_interactive.py --ignore=tests/test_record.py --ignore=tests/test_inspect_site.py --ignore=tests/test_package_site.py -p no:cacheprovider -n 2
-	@$(BIN)/coverage combine -q && $(BIN)/coverage report --format=total | sed 's/^/[coverage] inside_nn line coverage: /; s/$$/ %/' && $(BIN)/coverage report > _build/coverage/report.txt || { cat _build/coverage/report.txt; exit 1; }
+	@$(BIN)/coverage combine -q
+	@$(BIN)/coverage report > _build/coverage/report.txt; status=$$?; \
+	  echo "[coverage] inside_nn line coverage: $$($(BIN)/coverage report --format=total) %"; \
+	  test $$status = 0 || { cat _build/coverage/report.txt; exit 1; }
 
 nbval: $(STAMP)
 	@$(TIMED) "strict nbval" -- $(NBVAL_STRICT)
@@ -115,9 +118,10 @@ record: $(STAMP)
 # Every notebook under lax nbval (asserts and exceptions, not printed text) on TORCH=x.y.z, recorded.
 # PIP_CONSTRAINT=/dev/null: a machine-wide pip constraint (some build machines cap torch) must not
 # decide which release a compat venv gets.
-.compat/torch-%/.installed: requirements.txt
+.compat/torch-%/.installed: requirements.txt pyproject.toml
 	test -x .compat/torch-$*/bin/python || $(PYTHON) -m venv .compat/torch-$*
 	PIP_CONSTRAINT=/dev/null .compat/torch-$*/bin/python -m pip install --quiet torch==$* $(COMPAT_PINS)
+	.compat/torch-$*/bin/python -m pip install --quiet --no-build-isolation --no-deps --editable .
 	touch $@
 
 compat: $(COMPAT)/.installed

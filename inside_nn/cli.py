@@ -1,6 +1,20 @@
 """The `inside-nn` command: the book's tools from a shell.
 
-inside-nn inspect path/to/file.py:build_model
+    inside-nn --version
+    inside-nn inspect path/to/file.py:build_model
+
+Each tool is a subcommand: a function `add_<name>(commands)` declares its arguments and sets `run`, the
+function that does the work and returns the exit status.
+
+Exit status of `inside-nn inspect`:
+
+- 0: the report is printed and has no error-severity finding (warnings and notes do not count);
+- 1: the report is printed and has at least one error, or the model cannot be built or inspected (then one
+  line on stderr says why, no traceback, and nothing on stdout);
+- 2: wrong usage (argparse's message on stderr).
+
+`python inspect_module.py file.py:build_model`, the standalone download of chapter 8, prints the same report
+and the same one-line errors; it exits 0 whenever the report is printed, whatever it finds.
 """
 
 from __future__ import annotations
@@ -11,26 +25,63 @@ import sys
 from inside_nn import __version__
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="inside-nn",
-        description="The tools of the book Inside nn.Module, run on your own models and files.",
-    )
-    parser.add_argument(
-        "--version", action="version", version=f"inside-nn {__version__}"
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
+def _inspect(args: argparse.Namespace) -> int:
+    from inside_nn.inspect_module import inspect_module, load_model, one_line
+
+    try:
+        model = load_model(args.target)
+    except (Exception, SystemExit) as error:  # noqa: BLE001 (one clear line, not a traceback)
+        print(
+            f"inside-nn inspect: cannot build the model from {args.target}: {one_line(error)}",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        report = inspect_module(model)
+    except Exception as error:  # noqa: BLE001 (one clear line, not a traceback)
+        print(
+            f"inside-nn inspect: cannot inspect the model from {args.target}: {one_line(error)}",
+            file=sys.stderr,
+        )
+        return 1
+    print(report)
+    return 1 if any(f.severity == "error" for f in report.findings) else 0
+
+
+def add_inspect(commands) -> None:
     inspect = commands.add_parser(
         "inspect",
         help="report what nn.Module, .to(), state_dict and DDP do with a model's state",
+        description="Build the model that FUNCTION in FILE returns (called without arguments) and print "
+        "chapter 8's report on it. Exit status: 0 no error-severity finding, 1 errors found or the model "
+        "cannot be built, 2 wrong usage.",
     )
-    inspect.add_argument("target", help="path/to/file.py:build_model")
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    if args.command == "inspect":
-        from inside_nn.inspect_module import main as inspect_main
+    inspect.add_argument(
+        "target", metavar="FILE:FUNCTION", help="path/to/file.py:build_model"
+    )
+    inspect.set_defaults(run=_inspect)
 
-        return inspect_main([args.target])
-    return 2  # pragma: no cover (argparse rejects other commands)
+
+SUBCOMMANDS = [add_inspect]
+
+
+def parser() -> argparse.ArgumentParser:
+    main_parser = argparse.ArgumentParser(
+        prog="inside-nn",
+        description="The tools of the book Inside nn.Module, run on your own models and files.",
+    )
+    main_parser.add_argument(
+        "--version", action="version", version=f"inside-nn {__version__}"
+    )
+    commands = main_parser.add_subparsers(dest="command", required=True)
+    for add in SUBCOMMANDS:
+        add(commands)
+    return main_parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(sys.argv[1:] if argv is None else argv)
+    return args.run(args)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """Chapter 7's launcher: a failing or hanging rank ends the call in bounded time, and no process survives.
 
-The test runs the notebook's own code: its setup cell and then every code cell tagged ``ddp-launcher``, in
-notebook order. The launcher pastes some of those functions into the rank script with ``inspect.getsource``,
-so each cell's source is registered in ``linecache`` under a name of its own, as Jupyter does for its cells.
+The launcher is the book's package, ``inside_nn.launch``; chapter 7's ``on_two_ranks`` keeps its ranks
+up between calls. The rank script imports the launcher from the installed package and runs the job's
+source, which the caller ships as text (``source_of`` uses ``inspect.getsource``, as the notebook does).
 
 The test starts two launches at the same time (which also shows that concurrent ``--standalone`` launches do
 not collide): in one, rank 1 raises while rank 0 waits for it in a barrier; in the other, rank 1 hangs after
@@ -14,18 +14,14 @@ that survivors are found wherever they were re-parented.
 
 from __future__ import annotations
 
-import json
-import linecache
 import threading
 import time
 import uuid
-from pathlib import Path
 
 import psutil
 
-NOTEBOOK = (
-    Path(__file__).resolve().parent.parent / "notebooks" / "07_buffers_and_ddp.ipynb"
-)
+from inside_nn.launch import run_on_ranks
+
 TOKEN_VARIABLE = "DDP_CLEANUP_TEST_TOKEN"
 FAIL_TIMEOUT_S = 120.0  # generous: a failing rank must end the launch long before this
 HANG_TIMEOUT_S = 20.0
@@ -59,29 +55,6 @@ def rank_one_hangs(rank, world_size, device):
 """
 
 
-def launcher_namespace() -> dict:
-    """Run the notebook's setup cell and its ddp-launcher cells; return the names they define."""
-    nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
-    code = [cell for cell in nb["cells"] if cell["cell_type"] == "code"]
-    tagged = [
-        c for c in code if "ddp-launcher" in c.get("metadata", {}).get("tags", [])
-    ]
-    assert tagged, "the launcher's code cells must carry the ddp-launcher tag"
-    namespace: dict = {"__name__": "chapter_7_launcher"}
-    for number, cell in enumerate([code[0], *tagged]):
-        lines = "".join(cell["source"]).splitlines(keepends=True)
-        # IPython's `%` lines (the setup cell's %config) are not Python; keep the line numbers.
-        source = "".join(
-            "\n" if ln.lstrip().startswith(("%", "!")) else ln for ln in lines
-        )
-        filename = f"<{NOTEBOOK.name}: launcher cell {number}>"
-        lines = source.splitlines(keepends=True)
-        linecache.cache[filename] = (len(source), None, lines, filename)
-        exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (the book's own code)
-    assert "run_on_ranks" in namespace, "no ddp-launcher cell defines run_on_ranks"
-    return namespace
-
-
 def processes_with_token(token: str) -> list[psutil.Process]:
     found = []
     for process in psutil.process_iter():
@@ -96,7 +69,6 @@ def processes_with_token(token: str) -> list[psutil.Process]:
 def test_failing_and_hanging_ranks_end_in_time_and_leave_nothing(monkeypatch):
     token = uuid.uuid4().hex
     monkeypatch.setenv(TOKEN_VARIABLE, token)
-    run_on_ranks = launcher_namespace()["run_on_ranks"]
     outcomes: dict[str, tuple[object, float]] = {}
 
     def attempt(name: str, source: str, entry: str, timeout_s: float) -> None:

@@ -1,23 +1,34 @@
 """Chapter 8's `inspect_module`: every kind of finding appears on a model that has the problem and not on one
-that lacks it; running it changes nothing; the downloadable script is the notebook's cell and works as a command.
+that lacks it; running it changes nothing; what real code bases hold (aliases, hooks, odd tensors) gives no
+false finding and no crash; the download is the module file and works as a command, and so does
+`inside-nn inspect`.
 
-The function is taken from the notebook cell tagged ``inspect-module`` (the page's single source), the
-script from ``book/_ext/inspect_download.py``, which `make book` uses to publish it.
+The function is `inside_nn/inspect_module.py`, one file that needs only torch; `book/_ext/inspect_download.py`
+publishes that file, byte for byte, next to the chapter's page (`make book`).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import math
 import subprocess
 import sys
-import types
+import warnings
+from pathlib import Path
 
 import pytest
 import torch
-from conftest import NOTEBOOK_DIR, ROOT, load_notebook
+import torch.distributed as dist
+import torch.nn.functional as F
+from conftest import ROOT
 from torch import nn
+from torch.nn.utils import parametrize, prune
 
-NOTEBOOK = NOTEBOOK_DIR / "08_inspect_your_model.ipynb"
+import inside_nn.inspect_module as inspect_source
+from inside_nn import cli
+from inside_nn.inspect_module import Report, inspect_module, main
+
+MODULE_FILE = ROOT / "inside_nn" / "inspect_module.py"
 
 
 def _download_module():
@@ -33,21 +44,8 @@ DOWNLOAD = _download_module()
 
 
 def load_inspect() -> dict:
-    """The namespace the notebook's `inspect-module` cell defines."""
-    (cell,) = [
-        c
-        for c in load_notebook(NOTEBOOK)["cells"]
-        if "inspect-module" in c.get("metadata", {}).get("tags", [])
-    ]
-    module = types.ModuleType("inspect_module_under_test")
-    sys.modules[module.__name__] = module  # dataclasses look their module up
-    exec(compile("".join(cell["source"]), "inspect-module", "exec"), module.__dict__)  # noqa: S102
-    return module.__dict__
-
-
-@pytest.fixture(scope="module")
-def ns() -> dict:
-    return load_inspect()
+    """The names `inspect_module.py` defines (SECTIONS, SEVERITIES, BOOK, inspect_module, ...)."""
+    return vars(inspect_source)
 
 
 def _plain(**attributes) -> nn.Module:
@@ -73,12 +71,6 @@ def _frozen() -> nn.Module:
     model = nn.Linear(3, 3)
     model.bias.requires_grad_(False)
     return model
-
-
-def _no_reset() -> nn.Module:
-    module = nn.Module()
-    module.cls_token = nn.Parameter(torch.zeros(1, 4))
-    return module
 
 
 def _on_meta() -> nn.Module:
@@ -182,23 +174,32 @@ CASES = {
 }
 
 
-def test_every_kind_of_finding_is_covered(ns):
-    assert set(CASES) == set(ns["SECTIONS"])
+def _kinds(report: Report, *severities: str) -> set[str]:
+    severities = severities or ("error", "warning")
+    return {f.kind for f in report.findings if f.severity in severities}
+
+
+def _paths(report: Report, kind: str) -> list[str]:
+    return sorted(f.path for f in report.of_kind(kind))
+
+
+def test_every_kind_of_finding_is_covered():
+    assert set(CASES) == set(inspect_source.SECTIONS)
 
 
 @pytest.mark.parametrize("kind", sorted(CASES))
-def test_a_model_with_the_problem_gets_the_finding_and_one_without_does_not(ns, kind):
+def test_a_model_with_the_problem_gets_the_finding_and_one_without_does_not(kind):
     (has, has_inputs), (lacks, lacks_inputs) = CASES[kind]
-    assert ns["inspect_module"](has, has_inputs).of_kind(kind), kind
-    assert not ns["inspect_module"](lacks, lacks_inputs).of_kind(kind), kind
+    assert inspect_module(has, has_inputs).of_kind(kind), kind
+    assert not inspect_module(lacks, lacks_inputs).of_kind(kind), kind
 
 
-def test_each_finding_has_a_severity_a_path_a_message_and_a_link(ns):
-    report = ns["inspect_module"](_Counter(), torch.ones(3, 2))
-    assert report.findings
+def test_each_finding_has_a_severity_a_path_a_message_and_a_link():
+    report = inspect_module(_Counter(), torch.ones(3, 2))
+    assert isinstance(report, Report) and report.findings
     for finding in report.findings:
-        assert finding.severity in ns["SEVERITIES"]
-        assert finding.link.startswith(ns["BOOK"] + "notebooks/")
+        assert finding.severity in inspect_source.SEVERITIES
+        assert finding.link.startswith(inspect_source.BOOK + "notebooks/")
         assert "#" in finding.link, (
             f"{finding.kind}: link to the section, not only the page"
         )
@@ -207,11 +208,11 @@ def test_each_finding_has_a_severity_a_path_a_message_and_a_link(ns):
     assert str(report).startswith("inspect_module(_Counter):")
 
 
-def test_the_asker_matrix_is_reported_with_its_bytes(ns):
-    plain = ns["inspect_module"](_plain(matrix=torch.zeros(12, 197, 192)))
+def test_the_asker_matrix_is_reported_with_its_bytes():
+    plain = inspect_module(_plain(matrix=torch.zeros(12, 197, 192)))
     (finding,) = plain.of_kind("plain attribute")
     assert "1.73 MiB" in finding.message
-    buffer = ns["inspect_module"](_buffered("matrix", torch.zeros(12, 197, 192)))
+    buffer = inspect_module(_buffered("matrix", torch.zeros(12, 197, 192)))
     (finding,) = buffer.of_kind("buffers under DDP")
     assert "1.73 MiB" in finding.message and "rank 0 alone" in finding.message
     assert "ddp_model.module" in finding.message
@@ -228,7 +229,7 @@ def _everything(model: nn.Module):
 
 
 @pytest.mark.parametrize("training", [True, False])
-def test_running_it_changes_nothing(ns, training):
+def test_running_it_changes_nothing(training):
     torch.manual_seed(0)
     model = nn.Sequential(
         nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.Dropout(0.5), nn.Flatten()
@@ -239,8 +240,8 @@ def test_running_it_changes_nothing(ns, training):
     counter.eval()
     images = torch.randn(2, 3, 5, 5)
     before = _everything(whole)
-    ns["inspect_module"](model, images)
-    ns["inspect_module"](counter, torch.ones(3, 2))
+    inspect_module(model, images)
+    inspect_module(counter, torch.ones(3, 2))
     tensors, attributes, flags, rng = before
     now = dict([*whole.named_parameters(), *whole.named_buffers()])
     for name, (tensor, values) in tensors.items():
@@ -253,49 +254,769 @@ def test_running_it_changes_nothing(ns, training):
     assert torch.equal(torch.get_rng_state(), rng)
 
 
-def test_the_download_is_the_notebook_cell_and_a_command(tmp_path):
-    text = DOWNLOAD.script_text(ROOT)
-    (cell,) = [
-        c
-        for c in load_notebook(NOTEBOOK)["cells"]
-        if "inspect-module" in c.get("metadata", {}).get("tags", [])
-    ]
-    assert text.startswith("".join(cell["source"]).rstrip("\n"))
-    assert text.endswith(DOWNLOAD.FOOTER)
-    script = tmp_path / "inspect_module.py"
-    script.write_text(text, encoding="utf-8")
-    (tmp_path / "my_model.py").write_text(
-        "import torch\nfrom torch import nn\n\n"
-        "def build_model():\n"
-        "    model = nn.Linear(4, 2)\n"
-        "    model.matrix = torch.zeros(12, 197, 192)\n"
-        "    return model\n\n"
-        "def broken():\n"
-        "    raise ValueError('no weights here')\n",
-        encoding="utf-8",
+def test_a_forward_that_changes_a_parameter_is_a_warning():
+    embedding = nn.Embedding(
+        10, 4, max_norm=1.0
+    )  # renormalizes the rows it looks up, in place
+    with torch.no_grad():
+        embedding.weight.mul_(10)
+    before = embedding.weight.detach().clone()
+    report = inspect_module(embedding, torch.tensor([[1, 2]]))
+    (changed, *_) = report.of_kind("forward changes state")
+    assert changed.severity == "warning" and changed.path == "weight"
+    assert "parameter updated in place" in changed.message
+    assert torch.equal(embedding.weight, before)
+    assert not inspect_module(nn.Embedding(10, 4), torch.tensor([[1, 2]])).of_kind(
+        "forward changes state"
     )
 
-    def run(argument: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, str(script), argument],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
+
+class _NoisyGate(nn.Module):
+    """Draws its noise from a torch.Generator of its own, as noisy top-k gating does."""
+
+    def __init__(self):
+        super().__init__()
+        self.w_gate = nn.Linear(4, 2)
+        self.generator = torch.Generator().manual_seed(1234)
+
+    def forward(self, x):
+        return self.w_gate(x) + torch.randn(x.shape[0], 2, generator=self.generator)
+
+
+def test_a_generator_the_model_holds_is_restored_and_noted():
+    model = _NoisyGate()
+    state = model.generator.get_state().clone()
+    report = inspect_module(model, torch.ones(3, 4))
+    assert torch.equal(model.generator.get_state(), state)
+    drawn = report.of_kind("forward changes state")
+    assert drawn and all(f.severity == "note" for f in drawn)
+    assert "generator" in {f.path for f in drawn}
+
+
+# --------------------------------------------------------------------------------------------------
+# Plain containers that hold again what the model registers are aliases, not unregistered state.
+
+
+class _RotaryEmbedding(nn.Module):
+    """Hugging Face's LlamaRotaryEmbedding: a non-persistent inv_freq and a plain alias of it."""
+
+    def __init__(self, dim=8, base=10000.0):
+        super().__init__()
+        inv_freq = 1.0 / (
+            base ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim)
+        )
+        self.register_buffer("inv_freq", inv_freq, persistent=False)
+        self.original_inv_freq = self.inv_freq
+        self.attention_scaling = 1.0
+
+    @torch.no_grad()
+    def forward(self, x, position_ids):
+        inv = self.inv_freq[None, :, None].float().expand(position_ids.shape[0], -1, 1)
+        freqs = (inv @ position_ids[:, None, :].float()).transpose(1, 2)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        return emb.cos().to(x.dtype), emb.sin().to(x.dtype)
+
+
+class _FPN(nn.Module):
+    """detectron2's FPN: convs registered with add_module, and plain lists of the same convs."""
+
+    def __init__(self, in_channels=(4, 8), strides=(4, 8), out_channels=8):
+        super().__init__()
+        lateral_convs, output_convs = [], []
+        for idx, channels in enumerate(in_channels):
+            lateral_conv = nn.Conv2d(channels, out_channels, kernel_size=1)
+            output_conv = nn.Conv2d(out_channels, out_channels, 3, padding=1)
+            stage = int(math.log2(strides[idx]))
+            self.add_module(f"fpn_lateral{stage}", lateral_conv)
+            self.add_module(f"fpn_output{stage}", output_conv)
+            lateral_convs.append(lateral_conv)
+            output_convs.append(output_conv)
+        self.lateral_convs = lateral_convs[::-1]
+        self.output_convs = output_convs[::-1]
+        self._out_features = [f"p{int(math.log2(s))}" for s in strides]
+        self.in_features = ["res2", "res3"]
+
+    def forward(self, features):
+        feats = [features[f] for f in self.in_features[::-1]]
+        prev = self.lateral_convs[0](feats[0])
+        results = [self.output_convs[0](prev)]
+        for feat, lateral, output in zip(
+            feats[1:], self.lateral_convs[1:], self.output_convs[1:], strict=True
+        ):
+            prev = F.interpolate(prev, scale_factor=2.0, mode="nearest") + lateral(feat)
+            results.insert(0, output(prev))
+        return dict(zip(self._out_features, results, strict=True))
+
+
+class _Stages(nn.Module):
+    """Index lists over a ModuleList, a list of its stages and a list of its parameters."""
+
+    def __init__(self):
+        super().__init__()
+        self.stages = nn.ModuleList(
+            [nn.Conv2d(3 if i == 0 else 4, 4, 3, padding=1) for i in range(4)]
+        )
+        self.out_indices = [1, 3]
+        self.out_stages = [self.stages[i] for i in self.out_indices]
+        self.stem_params = [self.stages[0].weight, self.stages[0].bias]
+        self.weight_views = {"stem": self.stages[0].weight.detach()[0]}
+
+    def forward(self, x):
+        outs = []
+        for i, stage in enumerate(self.stages):
+            x = stage(x)
+            if i in self.out_indices:
+                outs.append(x)
+        return outs
+
+
+class _LSTMLM(nn.Module):
+    """pytorch/examples' word_language_model with tied weights."""
+
+    def __init__(self, rnn_type="LSTM", ntoken=30, nhid=8, nlayers=2):
+        super().__init__()
+        self.encoder = nn.Embedding(ntoken, nhid)
+        self.rnn = getattr(nn, rnn_type)(nhid, nhid, nlayers, dropout=0.2)
+        self.decoder = nn.Linear(nhid, ntoken)
+        self.decoder.weight = self.encoder.weight
+        self.drop = nn.Dropout(0.2)
+
+    def forward(self, tokens):
+        output, _ = self.rnn(self.drop(self.encoder(tokens)))
+        return self.decoder(self.drop(output))
+
+
+def _original_in_a_list() -> nn.Module:
+    layer = nn.Linear(4, 4)
+    parametrize.register_parametrization(layer, "weight", nn.Identity())
+    layer.originals = [layer.parametrizations.weight.original]
+    return layer
+
+
+def _fx_traced() -> nn.Module:
+    net = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten())
+    return torch.fx.symbolic_trace(net)
+
+
+ALIASES = {
+    "rotary inv_freq": (
+        _RotaryEmbedding,
+        lambda: (torch.ones(1, 3, 8), torch.arange(3)[None]),
+    ),
+    "detectron2 lists": (
+        _FPN,
+        lambda: ({"res2": torch.randn(1, 4, 8, 8), "res3": torch.randn(1, 8, 4, 4)},),
+    ),
+    "index lists": (_Stages, lambda: torch.randn(1, 3, 6, 6)),
+    "lstm flat weights": (_LSTMLM, lambda: torch.randint(0, 30, (5, 2))),
+    "gru flat weights": (lambda: _LSTMLM("GRU"), lambda: torch.randint(0, 30, (5, 2))),
+    "parametrization original": (_original_in_a_list, lambda: torch.randn(2, 4)),
+    "fx graph module": (_fx_traced, lambda: torch.randn(2, 3, 5, 5)),
+}
+NOT_ON_ALIASES = {"unregistered", "plain attribute", "forward changes state", "forward"}
+
+
+@pytest.mark.parametrize("name", sorted(ALIASES))
+@pytest.mark.parametrize("with_inputs", [False, True], ids=["state", "forward"])
+def test_a_container_of_registered_objects_is_no_finding(name, with_inputs):
+    build, example = ALIASES[name]
+    report = inspect_module(build(), example() if with_inputs else None)
+    assert not _kinds(report) & NOT_ON_ALIASES, str(report)
+    assert not report.of_kind("unregistered"), str(report)
+
+
+@pytest.fixture
+def process_group():
+    """A one-process gloo group (no port), destroyed afterwards unless someone else started it."""
+    if dist.is_initialized():
+        yield
+        return
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        yield
+    finally:
+        dist.destroy_process_group()
+
+
+def test_a_ddp_wrapper_gives_no_finding_of_its_internals(process_group):
+    net = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.Flatten())
+    ddp = nn.parallel.DistributedDataParallel(net)
+    report = inspect_module(ddp, torch.randn(2, 3, 5, 5))
+    assert not _kinds(report) & NOT_ON_ALIASES, str(report)
+    changed = report.of_kind("forward changes state")
+    assert {f.path for f in changed} == {
+        "module.1: running_mean, running_var, num_batches_tracked"
+    }
+
+
+class _OldDDP(nn.Module):
+    """What DistributedDataParallel held in torch 1.x: the module again in `_module_copies`, plain lists of
+    its parameters and buffers, one of them called `parameters` (shadowing the method), bucket indices."""
+
+    def __init__(self, module):
+        super().__init__()
+        self.module = module
+        self._module_copies = [self.module]
+        self.parameters = [list(module.parameters())]
+        self.modules_buffers = [list(module.buffers())]
+        self.bucket_indices = [[0, 1], [2]]
+
+    def forward(self, *inputs):
+        return self.module(*inputs)
+
+
+def test_a_wrapper_of_an_older_torch_is_no_finding_either():
+    net = nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3))
+    report = inspect_module(_OldDDP(net), torch.randn(4, 3))
+    assert not _kinds(report) & NOT_ON_ALIASES, str(report)
+    assert _paths(report, "forward changes state") == [
+        "module.1: running_mean, running_var, num_batches_tracked"
+    ]
+
+
+def test_a_torch_compile_wrapper_is_inspected_without_compiling():
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "`torch.jit.script_method` is deprecated")
+        from torch._dynamo.utils import counters
+
+    net = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4))
+    with warnings.catch_warnings():
+        # torch.compile's first import reaches the deprecated torch.jit.script_method: torch's warning
+        warnings.filterwarnings("ignore", "`torch.jit.script_method` is deprecated")
+        compiled = torch.compile(net)
+    captured = dict(counters["stats"])
+    report = inspect_module(compiled, torch.randn(3, 4))
+    assert dict(counters["stats"]) == captured, "the report compiled the model"
+    assert not _kinds(report) & NOT_ON_ALIASES, str(report)
+    (ran,) = report.of_kind("forward")
+    assert "_orig_mod" in ran.message
+    assert report.of_kind(
+        "forward changes state"
+    )  # the BatchNorm statistics, seen through the wrapper
+
+
+class _Darts(nn.Module):
+    """DARTS: architecture weights as plain tensors that require grad, and a plain list of them."""
+
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.Conv2d(3, 3, 3, padding=1)
+        self.alphas_normal = (1e-3 * torch.randn(5, 3)).requires_grad_(True)
+        self.alphas_reduce = (1e-3 * torch.randn(5, 3)).requires_grad_(True)
+        self._arch_parameters = [self.alphas_normal, self.alphas_reduce]
+
+    def forward(self, x):
+        return self.cell(x) * self.alphas_normal.softmax(-1)[0, 0]
+
+
+class _ListMoE(nn.Module):
+    """Experts in a plain Python list: the bug."""
+
+    def __init__(self):
+        super().__init__()
+        self.gate = nn.Linear(4, 3)
+        self.experts = [nn.Linear(4, 4) for _ in range(3)]
+        self.router_state = [self.gate]  # an alias next to them: not a finding
+
+    def forward(self, x):
+        w = self.gate(x).softmax(-1)
+        return sum(w[..., i : i + 1] * e(x) for i, e in enumerate(self.experts))
+
+
+def test_unregistered_state_in_plain_containers_is_still_an_error():
+    darts = inspect_module(_Darts(), torch.randn(1, 3, 4, 4))
+    errors = [f for f in darts.of_kind("unregistered") if f.severity == "error"]
+    # each tensor once, under the first name it has
+    assert sorted(f.path for f in errors) == ["alphas_normal", "alphas_reduce"]
+    assert "requires grad" in errors[0].message
+    moe = inspect_module(_ListMoE(), torch.randn(2, 4))
+    assert _paths(moe, "unregistered") == ["experts[0]", "experts[1]", "experts[2]"]
+    assert {f.severity for f in moe.of_kind("unregistered")} == {"error"}
+    hidden = nn.Linear(2, 2)
+    hidden.__dict__["teacher"] = nn.Linear(
+        2, 2
+    )  # kept out of parameters() on purpose, and out of .to()
+    assert _paths(inspect_module(hidden), "unregistered") == ["teacher"]
+    stateless = nn.Linear(2, 2)
+    stateless.drops = [nn.Dropout(0.1)]
+    (note,) = inspect_module(stateless).of_kind("unregistered")
+    assert note.severity == "note" and "eval" in note.message
+
+
+class _History(nn.Module):
+    """Keeps recent outputs in a deque and its settings in a dataclass, as training utilities do."""
+
+    def __init__(self):
+        super().__init__()
+        import collections
+        import dataclasses
+
+        @dataclasses.dataclass
+        class Settings:
+            scale: torch.Tensor
+            name: str = "history"
+
+        self.linear = nn.Linear(2, 2)
+        self.recent = collections.deque(maxlen=4)
+        self.settings = Settings(torch.ones(2))
+        self.seen = set()
+
+    def forward(self, x):
+        y = self.linear(x) * self.settings.scale
+        self.recent.append(y)
+        self.seen.add(len(self.recent))
+        return y
+
+
+def test_deques_sets_and_dataclasses_are_looked_into_and_restored():
+    model = _History()
+    report = inspect_module(model, torch.ones(1, 2))
+    assert _paths(report, "plain attribute") == ["settings.scale"]
+    assert "(model): recent, seen" in _paths(report, "forward changes state")
+    assert len(model.recent) == 0 and model.seen == set()
+
+
+def test_a_plain_tensor_that_is_not_a_view_of_registered_state_is_still_reported():
+    model = _Stages()
+    model.scratch = [torch.zeros(3)]
+    model.copied = model.stages[0].weight.detach().clone()
+    assert _paths(inspect_module(model), "plain attribute") == ["copied", "scratch[0]"]
+
+
+# --------------------------------------------------------------------------------------------------
+# Attributes a forward pre-hook recomputes from registered state are not plain state.
+
+
+class _WeightStandardization:
+    """A pre-hook object of its own (not torch's) that recomputes `name` from `name + '_raw'`."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, module, inputs):
+        raw = getattr(module, self.name + "_raw")
+        setattr(module, self.name, (raw - raw.mean()) / (raw.std() + 1e-5))
+
+    @staticmethod
+    def apply(module, name="weight"):
+        weight = module._parameters.pop(name)
+        module.register_parameter(name + "_raw", nn.Parameter(weight.detach()))
+        hook = _WeightStandardization(name)
+        hook(module, None)
+        module.register_forward_pre_hook(hook)
+        return module
+
+
+def _masked_weight(module, inputs):
+    module.weight = module.weight_raw * module.mask
+
+
+def _masked_conv() -> nn.Module:
+    conv = nn.Conv2d(3, 4, 3)
+    weight = conv._parameters.pop("weight")
+    conv.weight_raw = nn.Parameter(weight.detach())
+    conv.register_buffer("mask", (torch.rand_like(weight) > 0.5).float())
+    _masked_weight(conv, None)
+    conv.register_forward_pre_hook(_masked_weight)
+    return conv
+
+
+def _pruned() -> nn.Module:
+    model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU(), nn.Flatten(), nn.Linear(36, 5))
+    prune.l1_unstructured(model[0], name="weight", amount=0.3)
+    prune.random_unstructured(model[0], name="weight", amount=0.2)  # a PruningContainer
+    prune.global_unstructured(
+        [(model[3], "weight"), (model[3], "bias")],
+        pruning_method=prune.L1Unstructured,
+        amount=0.2,
+    )
+    return model
+
+
+def _old_norms() -> nn.Module:
+    with warnings.catch_warnings():
+        warnings.simplefilter(
+            "ignore", FutureWarning
+        )  # torch.nn.utils.weight_norm is deprecated
+        return nn.Sequential(
+            nn.utils.weight_norm(nn.Conv2d(3, 4, 3)),
+            nn.utils.spectral_norm(nn.Conv2d(4, 4, 1)),
         )
 
-    ok = run("my_model.py:build_model")
+
+HOOKED = {
+    "prune": _pruned,
+    "weight_norm and spectral_norm hooks": _old_norms,
+    "a hook object of its own": lambda: _WeightStandardization.apply(
+        nn.Conv2d(3, 4, 3)
+    ),
+    "a hook function": _masked_conv,
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOOKED))
+def test_a_weight_a_pre_hook_recomputes_is_no_plain_state(name):
+    model = HOOKED[name]()
+    for example in (None, torch.randn(2, 3, 5, 5)):
+        report = inspect_module(model, example)
+        assert not _kinds(report) & NOT_ON_ALIASES, str(report)
+    model.matrix = torch.zeros(
+        2
+    )  # a real plain tensor next to the hooked weight is still reported
+    assert _paths(inspect_module(model), "plain attribute") == ["matrix"]
+
+
+def test_a_global_forward_pre_hook_is_followed_too():
+    conv = _masked_conv()
+    conv._forward_pre_hooks.clear()
+    handle = nn.modules.module.register_module_forward_pre_hook(
+        lambda module, inputs: (
+            _masked_weight(module, inputs) if hasattr(module, "weight_raw") else None
+        )
+    )
+    try:
+        assert not inspect_module(conv, torch.randn(1, 3, 5, 5)).of_kind(
+            "plain attribute"
+        )
+    finally:
+        handle.remove()
+    assert _paths(inspect_module(conv), "plain attribute") == ["weight"]
+
+
+# --------------------------------------------------------------------------------------------------
+# Every kind of tensor: never a crash, with or without a forward.
+
+
+class _Holder(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+def _subclass_tensor() -> torch.Tensor:
+    class Tagged(torch.Tensor):
+        pass
+
+    return torch.zeros(3).as_subclass(Tagged)
+
+
+def _two_tensor(a, b) -> torch.Tensor:
+    try:
+        from torch.testing._internal.two_tensor import TwoTensor
+    except ImportError:  # pragma: no cover (a release without it)
+        return a
+    return TwoTensor(a, b)
+
+
+def _nested(layout=torch.strided) -> torch.Tensor:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "nested tensors are a prototype"
+        return torch.nested.nested_tensor(
+            [torch.randn(2), torch.randn(3)], layout=layout
+        )
+
+
+TENSORS = {
+    "sparse coo": lambda: torch.eye(3).to_sparse(),
+    "sparse csr": lambda: torch.eye(3).to_sparse_csr(),
+    "sparse csc": lambda: torch.eye(4).to_sparse_csc(),
+    "sparse bsr": lambda: torch.eye(4).to_sparse_bsr((2, 2)),
+    "sparse coo with NaN": lambda: torch.sparse_coo_tensor(
+        torch.tensor([[0, 2]]), torch.tensor([float("nan"), 1.0]), (4,)
+    ),
+    "meta": lambda: torch.zeros(3, device="meta"),
+    "uninitialized": lambda: nn.parameter.UninitializedBuffer(),
+    "quantized": lambda: torch.quantize_per_tensor(torch.randn(3), 0.1, 0, torch.qint8),
+    "nested": _nested,
+    "nested jagged": lambda: _nested(torch.jagged),
+    "complex": lambda: torch.randn(3, dtype=torch.complex64),
+    "complex NaN": lambda: torch.tensor([complex(float("nan"), 0.0)]),
+    "zero-size": lambda: torch.zeros(0, 3),
+    "float8": lambda: torch.zeros(3).to(torch.float8_e4m3fn),
+    "subclass": _subclass_tensor,
+    "wrapper subclass": lambda: _two_tensor(torch.zeros(3), torch.ones(3)),
+}
+
+
+def _make(kind: str) -> torch.Tensor:
+    with warnings.catch_warnings():
+        warnings.simplefilter(
+            "ignore", UserWarning
+        )  # "beta", "prototype", "deprecated" from torch
+        return TENSORS[kind]()
+
+
+@pytest.mark.parametrize("kind", sorted(TENSORS))
+def test_no_kind_of_tensor_makes_it_crash(kind):
+    model = _Holder()
+    model.register_buffer("held", _make(kind))
+    model.__dict__["plain"] = _make(
+        kind
+    )  # an UninitializedBuffer would register itself
+    model.listed = [_make(kind)]
+    if kind not in ("uninitialized", "meta", "nested", "nested jagged"):
+        model.weights = nn.ParameterList(
+            [nn.Parameter(_make(kind), requires_grad=False)]
+        )
+    for example in (None, torch.ones(2)):
+        report = inspect_module(model, example)
+        assert str(report) and report.buffers
+        assert _paths(report, "plain attribute") == ["listed[0]", "plain"]
+        assert not report.of_kind("forward") or example is not None
+    non_finite = _paths(report, "non-finite")
+    expected = ["held", "listed[0]", "plain", "weights.0"] if "NaN" in kind else []
+    assert non_finite == expected, kind
+
+
+def test_a_lazy_model_before_its_dry_run():
+    model = nn.Sequential(nn.LazyConv2d(4, 3), nn.LazyBatchNorm2d(), nn.LazyLinear(2))
+    report = inspect_module(model, torch.randn(1, 3, 5, 5))
+    assert _paths(report, "lazy") == ["0", "1", "2"]
+    assert _kinds(report, "error") == set()
+    buffers = {b["path"]: b for b in report.buffers}
+    assert buffers["1.running_mean"]["shape"] is None
+    assert buffers["1.num_batches_tracked"]["shape"] == ()
+    assert isinstance(
+        model[1].running_mean, nn.parameter.UninitializedBuffer
+    )  # no dry run happened
+
+
+# --------------------------------------------------------------------------------------------------
+# The download and the command line.
+
+
+MY_MODEL = """import torch
+from torch import nn
+from mylayers import Block
+
+
+def build_model():
+    model = nn.Sequential(Block(), nn.Linear(4, 2))
+    model.matrix = torch.zeros(12, 197, 192)
+    return model
+
+
+def build_broken_model():
+    model = nn.Linear(4, 2)
+    model.experts = [nn.Linear(2, 2)]
+    return model
+
+
+def broken():
+    raise ValueError('no weights here')
+
+
+def multi_line():
+    raise RuntimeError('Error(s) in loading state_dict:\\n\\tMissing key(s): "w".\\n\\tUnexpected key(s): "v".')
+
+
+def exits():
+    raise SystemExit('stopped by the model file')
+
+
+def not_a_model():
+    return 3
+"""
+MY_LAYERS = """from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.linear(x)
+"""
+
+
+@pytest.fixture
+def model_folder(tmp_path):
+    folder = tmp_path / "models"
+    folder.mkdir()
+    (folder / "my_model.py").write_text(MY_MODEL, encoding="utf-8")
+    (folder / "mylayers.py").write_text(MY_LAYERS, encoding="utf-8")
+    return folder
+
+
+FAILURES = [
+    ("missing.py:build_model", "missing.py"),
+    ("my_model.py:broken", "no weights here"),
+    ("my_model.py:nothing", "nothing"),
+    ("my_model.py:multi_line", 'Missing key(s): "w". Unexpected key(s): "v".'),
+    ("my_model.py:exits", "stopped by the model file"),
+    ("my_model.py:not_a_model", "not an nn.Module"),
+]
+
+
+def test_the_download_is_the_module_file():
+    assert DOWNLOAD.script_bytes(ROOT) == MODULE_FILE.read_bytes()
+    assert DOWNLOAD.script_text(ROOT) == MODULE_FILE.read_text(encoding="utf-8")
+    text = DOWNLOAD.script_text(ROOT)
+    assert text.rstrip().endswith(
+        'if __name__ == "__main__":\n    raise SystemExit(main())'
+    )
+    imports = [
+        line.split()[1]
+        for line in text.splitlines()
+        if line.startswith(("import ", "from "))
+    ]
+    allowed = {"torch", "dataclasses", "dis", "functools", "importlib.util", "os"}
+    allowed |= {"sys", "textwrap", "types", "weakref", "collections"}
+    assert set(imports) <= allowed, (
+        "the download needs only torch and the standard library"
+    )
+
+
+def test_the_book_build_publishes_the_module_file_next_to_both_editions(tmp_path):
+    from types import SimpleNamespace
+
+    found = {
+        "notebooks/08_inspect_your_model",
+        "notebooks/ko/08_inspect_your_model",
+        "intro",
+    }
+    for folder in ("notebooks", "notebooks/ko"):
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+    app = SimpleNamespace(
+        srcdir=str(ROOT),
+        outdir=str(tmp_path),
+        builder=SimpleNamespace(format="html"),
+        env=SimpleNamespace(found_docs=found),
+    )
+    DOWNLOAD._write(app, None)
+    for folder in ("notebooks", "notebooks/ko"):
+        assert (
+            tmp_path / folder / "inspect_module.py"
+        ).read_bytes() == MODULE_FILE.read_bytes()
+    assert not (tmp_path / "inspect_module.py").exists()
+
+
+def _run_all(*commands: list[str], cwd) -> list[subprocess.CompletedProcess]:
+    """Run the commands side by side (each starts a Python that imports torch)."""
+    running = [
+        (
+            command,
+            subprocess.Popen(
+                command,
+                cwd=cwd,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            ),
+        )
+        for command in commands
+    ]
+    done = []
+    for command, process in running:
+        out, err = process.communicate(timeout=120)
+        done.append(subprocess.CompletedProcess(command, process.returncode, out, err))
+    return done
+
+
+def test_the_download_is_a_command_from_another_folder(tmp_path, model_folder):
+    script = tmp_path / "downloads" / "inspect_module.py"
+    script.parent.mkdir()
+    script.write_bytes(DOWNLOAD.script_bytes(ROOT))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    model = model_folder / "my_model.py"
+    ok, bad = _run_all(
+        [sys.executable, str(script), f"{model}:build_model"],
+        [sys.executable, str(script), f"{model}:multi_line"],
+        cwd=elsewhere,
+    )
     assert ok.returncode == 0, ok.stderr
-    assert ok.stdout.startswith("inspect_module(Linear):")
+    assert ok.stdout.startswith("inspect_module(Sequential):")
     assert "plain attribute · matrix" in ok.stdout and "1.73 MiB" in ok.stdout
-    for argument, words in [
-        ("missing.py:build_model", "missing.py"),
-        ("my_model.py:broken", "no weights here"),
-        ("my_model.py:nothing", "nothing"),
+    assert bad.returncode == 1 and bad.stdout == ""
+    assert len(bad.stderr.splitlines()) == 1 and "Traceback" not in bad.stderr
+    assert bad.stderr.startswith("inspect_module: cannot build the model from ")
+
+
+def test_the_download_exits_0_with_errors_found_and_2_on_wrong_usage(
+    model_folder, monkeypatch, capsys
+):
+    monkeypatch.chdir(model_folder)
+    assert main(["my_model.py:build_broken_model"]) == 0
+    assert "ERROR   unregistered · experts[0]" in capsys.readouterr().out
+    for wrong in ([], ["no-colon"], ["a.py:f", "b.py:g"]):
+        assert main(wrong) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.startswith("usage: python inspect_module.py")
+
+
+@pytest.mark.parametrize(("argument", "words"), FAILURES)
+def test_a_model_that_cannot_be_built_gives_one_line(
+    model_folder, monkeypatch, capsys, argument, words
+):
+    monkeypatch.chdir(model_folder)
+    path_before = list(sys.path)
+    for run, prefix in [
+        (lambda: main([argument]), "inspect_module: "),
+        (lambda: cli.main(["inspect", argument]), "inside-nn inspect: "),
     ]:
-        bad = run(argument)
-        assert bad.returncode == 1, argument
-        assert bad.stdout == "", argument
-        assert len(bad.stderr.splitlines()) == 1, bad.stderr
-        assert words in bad.stderr and "Traceback" not in bad.stderr
+        assert run() == 1, argument
+        out, err = capsys.readouterr()
+        assert out == "", argument
+        assert len(err.splitlines()) == 1, err
+        assert err.startswith(prefix + f"cannot build the model from {argument}: ")
+        assert words in err and "Traceback" not in err
+    assert sys.path == path_before
+
+
+def test_a_model_file_imports_the_file_next_to_it(model_folder, monkeypatch, capsys):
+    monkeypatch.chdir(
+        model_folder.parent
+    )  # not the model's folder: the loader puts that on sys.path
+    path_before = list(sys.path)
+    target = "models/my_model.py:build_model"
+    assert main([target]) == 0
+    assert capsys.readouterr().out.startswith("inspect_module(Sequential):")
+    assert sys.path == path_before
+    assert "mylayers" not in sys.modules and "inspected" not in sys.modules
+    model = inspect_source.load_model(target)
+    assert type(model[0]).__name__ == "Block"
+
+
+def test_inside_nn_inspect_exits_by_severity(model_folder, monkeypatch, capsys):
+    monkeypatch.chdir(model_folder)
+    assert (
+        cli.main(["inspect", "my_model.py:build_model"]) == 0
+    )  # warnings and notes only
+    out = capsys.readouterr().out
+    assert (
+        out.startswith("inspect_module(Sequential):")
+        and "WARNING plain attribute" in out
+    )
+    assert (
+        cli.main(["inspect", "my_model.py:build_broken_model"]) == 1
+    )  # an error found
+    assert "ERROR   unregistered · experts[0]" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as usage:
+        cli.main(["inspect"])
+    assert usage.value.code == 2
+    capsys.readouterr()
+
+
+def test_inside_nn_is_a_command(model_folder, capsys):
+    with pytest.raises(SystemExit) as version:
+        cli.main(["--version"])
+    assert version.value.code == 0
+    assert capsys.readouterr().out.startswith("inside-nn ")
+    script = (
+        Path(sys.executable).parent / "inside-nn"
+    )  # the console script pip installs
+    command = (
+        [str(script)] if script.exists() else [sys.executable, "-m", "inside_nn.cli"]
+    )
+    broken, bad = _run_all(
+        [*command, "inspect", "my_model.py:build_broken_model"],
+        [*command, "inspect", "my_model.py:multi_line"],
+        cwd=model_folder,
+    )
+    assert broken.returncode == 1 and broken.stdout.startswith(
+        "inspect_module(Linear):"
+    )
+    assert bad.returncode == 1 and bad.stdout == ""
+    assert len(bad.stderr.splitlines()) == 1 and "Traceback" not in bad.stderr

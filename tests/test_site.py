@@ -156,6 +156,47 @@ _CHECKER_LINES_JS = """() => [...document.querySelectorAll(
     '.tag_exercise-check .cell_output pre')].map(pre => ({
   text: pre.textContent.trim().slice(0, 60), scroll: pre.scrollWidth, box: pre.clientWidth}))"""
 
+# The section numbers a page shows: each sidebar entry's, its title's and its sections'.
+_NUMBERS_JS = """() => {
+  const number = el => el?.querySelector('.section-number')?.textContent.trim() ?? null;
+  return {
+    sidebar: [...document.querySelectorAll('nav.bd-links a.reference')].map(
+      a => [a.href, a.textContent.trim().match(/^(\\d+(?:\\.\\d+)*\\.)\\s/)?.[1] ?? null]),
+    title: number(document.querySelector('.bd-article h1')),
+    sections: [...document.querySelectorAll('.bd-article :is(h2, h3, h4, h5, h6)')].map(number),
+  };
+}"""
+
+# Everything a Korean page can show a reader, as text: its text nodes (shown now or on a click:
+# menus, dialogs, collapsed solutions) and the attributes a browser shows or reads out (tooltips,
+# labels, placeholders, alt text), except the parts matched by _NOT_READING_TEXT.
+_READING_TEXT_JS = """notReading => {
+  const parts = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.parentElement && !node.parentElement.closest(notReading)) parts.push(node.textContent);
+  }
+  const shown = ['title', 'aria-label', 'placeholder', 'alt', 'data-bs-title', 'data-tooltip'];
+  for (const el of document.body.querySelectorAll(shown.map(a => `[${a}]`).join(','))) {
+    if (!el.closest(notReading)) parts.push(...shown.map(a => el.getAttribute(a) ?? ''));
+  }
+  return parts.join('\\n');
+}"""
+# What a Korean page may show in English, by where it stands: code, math and code output (the
+# English code's, byte for byte); what is marked English (lang="en": the link to the English
+# edition); print-only copies; bibliographic citations (authors and titles of works); the tables of
+# contents' copies of headings (checked where they stand, with their code marked as code); and the
+# glossary's article, whose subject is the English terms.
+_NOT_READING_TEXT = (
+    "code, pre, kbd, samp, math, script, style, noscript, template, "
+    ".highlight, .cell_output, "
+    "[lang='en'], "
+    ".onlyprint, #jb-print-docs-body, "
+    ".bibtex-citation, .citation, .citation-list, "
+    ".page-toc a, .prev-next-title"
+)
+GLOSSARY = "ko/book/ko/glossary.html"
+
 _THEME_JS = (
     "[document.documentElement.dataset.mode, document.documentElement.dataset.theme]"
 )
@@ -193,6 +234,8 @@ class PageReport:
     checker_lines: dict[int, list[dict]] = field(default_factory=dict)
     theme: dict[int, dict[str, list[str]]] = field(default_factory=dict)
     axe_rules: list[str] = field(default_factory=list)
+    numbers: dict = field(default_factory=dict)
+    reading_text: str = ""
 
 
 def inspect(tab: Tab, base_url: str, path: str) -> PageReport:
@@ -214,7 +257,13 @@ def inspect(tab: Tab, base_url: str, path: str) -> PageReport:
             ),
             figures_light=page.evaluate(_FIGURES_JS),
             figures_dark=[],
+            numbers=page.evaluate(_NUMBERS_JS),
         )
+        if template(path)[0] == "ko":
+            report.reading_text = page.evaluate(
+                _READING_TEXT_JS,
+                _NOT_READING_TEXT + (", .bd-article" if path == GLOSSARY else ""),
+            )
         # Every width once, the desktop one last: axe runs at it, as the page loaded.
         widths = sorted(set(SEARCH_WIDTHS) | set(CHROME_WIDTHS), reverse=True)
         widths.remove(DESKTOP[0])
@@ -737,3 +786,187 @@ def test_no_emphasis_marker_is_left_unrendered():
         if hits:
             stray[page] = hits[:3]
     assert stray == {}
+
+
+# --- The Korean edition in Korean -----------------------------------------------------------------
+
+KOREAN_PAGES = [p for p in PAGES if template(p)[0] == "ko"]
+# Names of things, written in Latin letters as the glossary says (book/ko/glossary.md, "영어를 그대로
+# 두는 경우"): products, projects, libraries, models, algorithms, people, formats and abbreviations.
+NAMES = set(
+    re.split(
+        r"\s+",
+        """PyTorch Python CUDA Colab Binder Jupyter JupyterLab Thebe GitHub NumPy safetensors gloo NCCL
+    cuDNN cuBLAS torch torchvision torchtitan timm tutorials-kr Hugging Face Apple Intel NVIDIA Mac
+    macOS Windows Linux Ampere GPU CPU MPS XPU HPU TF DDP FSDP EMA MLP LLM ViT Vision Transformer
+    Swin BEiT DeiT ResNet RoPE LayerNorm ReLU tanh Xavier Kaiming Adam AdamW Adagrad SGD NaN CI API
+    ID URL JSON TCP RAM ANSI MathML Claude Gemini ImageNet README Ctrl Shift Enter TF32
+    DistributedDataParallel Join dtype zip""",
+    )
+)
+NAME_PATTERN = re.compile(
+    r"(?:b?float|u?int)\d+|GPT-[\w-]+|CRC(?:-\d+)?|SHA-\d+|ViT-\w+|d2l(?:-ko)?|"
+    # model numbers of cards and APIs (A100, T4, FSDP2), advisories (CVE-2025-32434, GHSA-...)
+    r"[A-Z]+\d+\w*|(?:CVE|GHSA)-[\w-]+|"
+    # PyTorch's own subsystems, named as they are (the glossary keeps autograd); the name leaky ReLU
+    r"autograd|autocast|leaky|"
+    # units, and a single letter (a variable of the text: k rows, k = 256)
+    r"ms|µs|s|[KMG]i?B|[GT]FLOP|[A-Za-z]"
+)
+# An English term in parentheses right after its Korean one, as the glossary asks for at first use:
+# 영속 버퍼(persistent buffer), 만드는 사람을 위한 안내(Builders' Guide).
+KOREAN_GLOSS = re.compile(r"([\uac00-\ud7a3*’”\"])\s*\([A-Za-z][^()]*\)")
+# Addresses and file names (https://..., inspect_module.py, .ipynb), issue numbers (owner/repo#1),
+# and code names where no code font can mark them (a link's text, the site's title): nn.Module,
+# state_dict, the titles of works (Dive into Deep Learning).
+NOT_WORDS = re.compile(
+    r"\bDive into Deep Learning\b|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?|\w*_\w*|"
+    r"https?://\S+|[\w./-]*\.(?:py|ipynb|md|pdf|zip|json|pt|html|js|svg|png)(?![A-Za-z0-9])"
+    r"|[\w.-]+/[\w.-]+#\d+"
+)
+
+
+def english_words(text: str) -> dict[str, str]:
+    """English words of a Korean text a reader did not ask for: every Latin-letter word that is not a
+    name, a unit, a gloss or an address; each with the text around it."""
+    text = NOT_WORDS.sub(" ", KOREAN_GLOSS.sub(r"\1 ", text))
+    found = {}
+    for m in re.finditer(r"(?<![A-Za-z0-9_.-])[A-Za-z][A-Za-z0-9_'’-]*", text):
+        word = m.group().rstrip("-'’")
+        if word in NAMES or NAME_PATTERN.fullmatch(word):
+            continue
+        found.setdefault(
+            word, " ".join(text[max(0, m.start() - 30) : m.end() + 30].split())
+        )
+    return found
+
+
+def test_english_words_are_found_in_korean_text():
+    assert set(english_words("맨 위로 Back to top. Search this book...")) == {
+        "Back",
+        "to",
+        "top",
+        "Search",
+        "this",
+        "book",
+    }
+    assert (
+        english_words(
+            "*영속 버퍼*(persistent buffer)는 PyTorch와 CUDA에서 bfloat16, GPT-4, 5 ms, k개로 "
+            "inspect_module.py와 .ipynb, https://pytorch.org/docs/, pytorch/pytorch#155588을 봅니다."
+        )
+        == {}
+    )
+    assert set(english_words("라이브 코드: Live Code")) == {"Live", "Code"}
+
+
+@pytest.mark.parametrize("path", grouped(KOREAN_PAGES))
+def test_a_korean_page_shows_no_english_the_reader_did_not_ask_for(report, path):
+    """Chrome (theme, copy button, launch menu), prose, notes and tooltips of a Korean page are Korean,
+    outside code, names and the allow-list above (the words of _NOT_READING_TEXT stay English for the
+    reasons given there)."""
+    text = report(path).reading_text
+    assert len(text) > 200, "the page's text was not read"
+    assert english_words(text) == {}
+
+
+def _messages(script: str) -> dict:
+    start = script.index("/* messages */") + len("/* messages */")
+    return json.loads(script[start : script.index("/* end messages */", start)])
+
+
+def test_live_code_speaks_the_page_s_language():
+    """Every live-code message (book/_static/live-code.js) has a Korean form, which Korean pages show
+    (<html lang="ko">), with the same placeholders; the loader's own message too (live_code.py)."""
+    messages = _messages(
+        (ROOT / "book" / "_static" / "live-code.js").read_text(encoding="utf-8")
+    )
+    assert set(messages["ko"]) == set(messages["en"]) and len(messages["en"]) >= 15
+    for key, english in messages["en"].items():
+        korean = messages["ko"][key]
+        assert set(re.findall(r"\{\w+\}", korean)) == set(
+            re.findall(r"\{\w+\}", english)
+        ), key
+        words = english_words(re.sub(r"`[^`]*`|\{\w+\}", " ", korean))
+        assert words == {}, (key, words)
+    loader = (ROOT / "book" / "_ext" / "live_code.py").read_text(encoding="utf-8")
+    assert "라이브 코드를 쓸 수 없습니다" in loader
+
+
+def test_the_copy_button_speaks_korean():
+    script = (HTML / "ko" / "_static" / "copybutton.js").read_text(encoding="utf-8")
+    assert "'ko': {" in script and "'copy': '복사'" in script
+
+
+# --- Section numbers ------------------------------------------------------------------------------
+
+
+def toc_numbers() -> tuple[dict[str, str | None], set[str]]:
+    """The number of every page of _toc.yml, as the book numbers them: chapters of a numbered part
+    1, 2, ..., a chapter's `sections:` pages 5.1, 5.2, ...; None elsewhere. Also: the chapters that
+    have such pages (their own headings go unnumbered, so that 5.1 names one thing)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    numbers: dict[str, str | None] = {toc["root"]: None}
+    with_sections: set[str] = set()
+    chapter = 0
+    for part in toc["parts"]:
+        for entry in part["chapters"]:
+            number = None
+            if part.get("numbered"):
+                chapter += 1
+                number = str(chapter)
+            numbers[entry["file"]] = number
+            for index, sub in enumerate(entry.get("sections", []), 1):
+                numbers[sub["file"]] = f"{number}.{index}" if number else None
+                with_sections.add(entry["file"])
+    return numbers, with_sections
+
+
+def toc_file(page: str) -> str:
+    """The _toc.yml file of a built page of either edition."""
+    return page.removeprefix("ko/").replace("/ko/", "/", 1).removesuffix(".html")
+
+
+def test_toc_numbers_follow_the_book():
+    numbers, with_sections = toc_numbers()
+    assert numbers["notebooks/05_file_io"] == "5"
+    assert numbers["notebooks/05_checkpoints_that_survive"] == "5.1"
+    assert numbers["notebooks/06_gpus"] == "6" and numbers["book/status"] is None
+    assert with_sections == {"notebooks/05_file_io"}
+
+
+@pytest.mark.parametrize("path", grouped(PAGES))
+def test_section_numbers_are_the_toc_s(report, base_url, path):
+    """The sidebar numbers every page as _toc.yml orders them (5.1, not 5.11, for chapter 5's second
+    page), the title carries the page's number, and its sections number under it."""
+    numbers, with_sections = toc_numbers()
+    shown = report(path).numbers
+    sidebar = {
+        toc_file(urlparse(href).path.removeprefix(urlparse(base_url).path)): number
+        for href, number in shown["sidebar"]
+    }
+    expected = {f: (f"{n}." if n else None) for f, n in numbers.items() if f in sidebar}
+    assert {f: sidebar[f] for f in expected} == expected
+    assert {f for f, n in numbers.items() if n} <= set(sidebar), (
+        "a numbered page is missing"
+    )
+    own = numbers.get(toc_file(path))
+    assert shown["title"] == (f"{own}." if own else None)
+    if own and toc_file(path) not in with_sections:
+        assert shown["sections"] and all(
+            s and re.fullmatch(rf"{re.escape(own)}(\.\d+)+\.", s)
+            for s in shown["sections"]
+        ), shown["sections"]
+    else:
+        assert all(s is None for s in shown["sections"]), shown["sections"]
+
+
+@pytest.mark.parametrize("page", ["book/status.html", "ko/book/ko/status.html"])
+def test_the_status_table_lists_pages_in_book_order(page):
+    html = (HTML / page).read_text(encoding="utf-8")
+    table = html[html.index("verified-status") : html.index("</table>")]
+    rows = [Path(h).stem for h in re.findall(r'href="([^"#]+\.html)"', table)]
+    order = [
+        Path(f).name for f, n in toc_numbers()[0].items() if f.startswith("notebooks/")
+    ]
+    assert rows == order

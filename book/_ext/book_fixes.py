@@ -1,5 +1,7 @@
 """Small fixes to the Jupyter Book 1 HTML output, and what keeps its pages light: math rendered as
-MathML at build time, and the theme's CSS and icon fonts cut down to what the site uses.
+MathML at build time, and the theme's CSS and icon fonts cut down to what the site uses. Also: a
+chapter's sub-page numbered 5.1 (not after the chapter page's own sections, 5.11), and the copy
+button's messages in Korean.
 
 sphinx-thebe registers its inline configuration script twice under Jupyter Book 1.0.4
 (``const THEBE_JS_URL`` then throws "has already been declared" in every browser console).
@@ -242,6 +244,103 @@ def _drop_unused_assets(app, pagename, templatename, context, doctree):
             ]
 
 
+# --- Section numbers of a chapter's sub-pages ------------------------------------------------------
+# A chapter page with a `sections:` sub-page in _toc.yml (chapter 5 and its second page) is numbered
+# by Sphinx as one document: the chapter's own headings take 5.1 ... 5.10 and the sub-page comes after
+# them, as 5.11 (its headings 5.11.1 ...). The book numbers pages: the sub-page is 5.1, its headings
+# 5.1.1 ..., and the chapter page's own headings go unnumbered (5.1 would otherwise name two things).
+
+
+def _renumber(env, docname: str, old: tuple, new: tuple, seen: set) -> None:
+    """Give `docname` (and the pages under it) the prefix `new` where it had `old`."""
+    if docname in seen:
+        return
+    seen.add(docname)
+    numbers = env.toc_secnumbers.get(docname, {})
+    for anchor, number in list(numbers.items()):
+        if number and tuple(number[: len(old)]) == old:
+            numbers[anchor] = new + tuple(number[len(old) :])
+    for ref in env.tocs[docname].findall(nodes.reference):
+        number = ref.get("secnumber")
+        if number and tuple(number[: len(old)]) == old:
+            ref["secnumber"] = list(new + tuple(number[len(old) :]))
+    title = env.titles.get(docname)
+    if title is not None and title.get("secnumber"):
+        title["secnumber"] = list(numbers.get("", title["secnumber"]))
+    for sub in env.toctree_includes.get(docname, []):
+        _renumber(env, sub, old, new, seen)
+
+
+def _number_sub_pages_after_their_chapter(env) -> None:
+    for docname, includes in env.toctree_includes.items():
+        numbers = env.toc_secnumbers.get(docname, {})
+        prefix = tuple(numbers.get("") or ())
+        subs = [d for d in includes if (env.toc_secnumbers.get(d) or {}).get("")]
+        if not prefix or not subs:
+            continue
+        own = [
+            anchor
+            for anchor, number in numbers.items()
+            if anchor and number and len(number) > len(prefix)
+        ]
+        for anchor in own:
+            numbers[anchor] = ()
+        for ref in env.tocs[docname].findall(nodes.reference):
+            if ref.get("anchorname") in own:
+                ref["secnumber"] = None
+        for index, sub in enumerate(subs, 1):
+            old = tuple(env.toc_secnumbers[sub][""])
+            if old != prefix + (index,):
+                _renumber(env, sub, old, prefix + (index,), set())
+
+
+def _wrap_section_numbering(app) -> None:
+    """Renumber right after Sphinx's numbering (sphinx-multitoc-numbering replaces it at setup), so
+    that the pages whose numbers changed are compared with the renumbered ones: a build that
+    changes nothing rewrites nothing."""
+    from sphinx.environment.collectors.toctree import TocTreeCollector
+
+    assign = TocTreeCollector.assign_section_numbers
+    if getattr(assign, "book_renumbers", False):
+        return
+
+    def assign_then_renumber(self, env):
+        before = env.toc_secnumbers
+        assign(self, env)
+        _number_sub_pages_after_their_chapter(env)
+        return [d for d, numbers in env.toc_secnumbers.items() if numbers != before.get(d)]
+
+    assign_then_renumber.book_renumbers = True
+    TocTreeCollector.assign_section_numbers = assign_then_renumber
+
+
+# --- The copy button in Korean ---------------------------------------------------------------------
+# sphinx-copybutton picks its messages by <html lang> and has none for Korean ("Copy", "Copied!").
+
+_COPY_KO = """  'ko': {
+    'copy': '복사',
+    'copy_to_clipboard': '클립보드에 복사',
+    'copy_success': '복사했습니다!',
+    'copy_failure': '복사하지 못했습니다',
+  },
+"""
+
+
+def _copybutton_in_korean(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    script = Path(app.outdir) / "_static" / "copybutton.js"
+    if not script.exists():
+        return
+    text = script.read_text(encoding="utf-8")
+    if "'ko': {" in text or "const messages = {\n" not in text:
+        return
+    script.write_text(
+        text.replace("const messages = {\n", "const messages = {\n" + _COPY_KO, 1),
+        encoding="utf-8",
+    )
+
+
 def setup(app):
     app.connect("html-page-context", _drop_duplicate_scripts, priority=900)
     app.connect("html-page-context", _fix_citation_list_role, priority=900)
@@ -251,4 +350,6 @@ def setup(app):
     )
     app.connect("html-page-context", _drop_unused_assets)
     app.connect("build-finished", _trim_assets)
+    app.connect("build-finished", _copybutton_in_korean)
+    app.connect("builder-inited", _wrap_section_numbering)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -92,7 +92,7 @@ def _write_settings(app, exception):
 
 # Inline on every page, in place of sphinx-thebe's: the Live Code button's initThebe() loads
 # _static/live-code.js on the first click (nothing of live code loads with the page), and says so
-# in the page if it cannot.
+# in the page, in the page's language, if it cannot.
 LOADER = """window.initThebe = () => {
   if (window.liveCodeLoading) return;
   window.liveCodeLoading = true;
@@ -105,7 +105,9 @@ LOADER = """window.initThebe = () => {
     note.className = "live-code-status";
     note.dataset.state = "failed";
     note.setAttribute("role", "status");
-    note.textContent = "Live code is unavailable: _static/live-code.js did not load.";
+    note.textContent = (document.documentElement.lang || "en").startsWith("ko")
+      ? "라이브 코드를 쓸 수 없습니다: _static/live-code.js를 불러오지 못했습니다."
+      : "Live code is unavailable: _static/live-code.js did not load.";
     (document.querySelector("article h1") ?? document.body).insertAdjacentElement("afterend", note);
   };
   document.head.appendChild(script);

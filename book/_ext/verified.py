@@ -36,6 +36,24 @@ DEVICE_NAMES = {"cpu": "CPU", "cuda": "CUDA", "mps": "MPS", "xpu": "XPU"}
 MODE_NAMES = {"strict": "strict outputs", "lax": "asserts"}
 
 
+def book_order(stems) -> list[str]:
+    """Chapter notebooks in the order of _toc.yml (5 before its second page 5.1), then any other."""
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    order: list[str] = []
+
+    def walk(entries):
+        for entry in entries:
+            order.append(Path(entry["file"]).name)
+            walk(entry.get("sections", []))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters", []))
+    stems = set(stems)
+    return [s for s in order if s in stems] + sorted(stems - set(order))
+
+
 def _release_key(version: str) -> tuple:
     return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
 
@@ -171,7 +189,7 @@ TEXT = {
             "각 칸: 모든 셀이 통과했으면 ✓와 노트북 실행 시간, 아니면 ✗와 실패한 셀 수입니다. "
             "그 실행 뒤에 노트북을 고쳤거나 다시 실행했으면 \u201c이후 바뀜\u201d, 그 환경에서 "
             "실행하지 않았으면 줄표(\u2014)입니다. 출력 전체 비교: 저장된 출력을 모두 새 실행의 "
-            "출력과 비교합니다. 오류만 확인: 모든 셀이 예외 없이 실행되는지(단언문 포함) 확인하고, "
+            "출력과 비교합니다. 오류만 확인: 모든 셀이 예외 없이 실행되는지(`assert` 문 포함) 확인하고, "
             "출력된 글자는 비교하지 않습니다."
         ),
     },
@@ -240,7 +258,7 @@ class VerifiedStatus(SphinxDirective):
         self.env.verified_status_docs = getattr(self.env, "verified_status_docs", set())
         self.env.verified_status_docs.add(self.env.docname)
         records = load_records()
-        chapters = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
+        chapters = book_order(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
         hashes = {
             stem: notebook_hash(ROOT / "notebooks" / f"{stem}.ipynb")
             for stem in chapters
@@ -284,7 +302,10 @@ class VerifiedStatus(SphinxDirective):
                         self._cell(record["notebooks"].get(stem), hashes[stem], text)
                     )
                 )
-        legend = nodes.paragraph(text=text["legend"])
+        legend = nodes.paragraph()
+        for index, part in enumerate(text["legend"].split("`")):
+            # `assert` in the legend is code, as in the book's prose
+            legend += nodes.literal(part, part) if index % 2 else nodes.Text(part)
         return [table, legend]
 
     @staticmethod

@@ -7,12 +7,63 @@
  * - The kernel comes from the server that _static/live-code.json names: `make live` answers that
  *   file with a Jupyter server on localhost; the published site's copy names none, so the page asks
  *   Binder (the repository's .binder/ environment).
- * - Every outcome is said in words in the page: a missing library, a server or Binder that does not
+ * - Every outcome is said in words in the page, in the page's language (English or Korean): a missing library, a server or Binder that does not
  *   answer, a kernel that dies. A wait without news ends with a message, never an endless spinner.
  */
 (() => {
   "use strict";
 
+  // Every message, in the page's language (<html lang>, "ko" in the Korean edition); {name} is filled in
+  // by say(). The table is JSON between the markers (tests/test_site.py reads it).
+  const MESSAGES = /* messages */ {
+    "en": {
+      "gave_up": "No answer from {describe} for {seconds} s, so live code gave up. Reload the page to try again.",
+      "cell_failed": "Not run: live code has no kernel (the message under the page title says why).",
+      "cell_starting": "Not run yet: the kernel is still starting (see the message under the page title).",
+      "died": "The kernel died, and with it every variable of this page. Reload the page to start a new one.",
+      "restarted": "The kernel crashed and restarted: its variables are gone. Run the cells from the top again.",
+      "lost_local": "Lost the connection to the Jupyter server: is `make live` still running? Restart it, then reload the page.",
+      "lost_binder": "Lost the connection to the Binder kernel (Binder stops idle kernels). Reload the page to start a new one.",
+      "reading": "Live code: reading the settings…",
+      "no_settings": "Live code is unavailable: its settings (_static/live-code.json) did not load ({error}).",
+      "local_server": "the Jupyter server at {url}",
+      "binder": "Binder ({url})",
+      "loading": "Live code: loading Thebe…",
+      "no_thebe": "Live code is unavailable: the Thebe library (_static/thebe/index.js) did not load ({error}).",
+      "no_cells": "This page has no code cells to run.",
+      "starting_news": "Starting a kernel on {describe}: {news}",
+      "starting": "Starting a kernel on {describe}…",
+      "ready": "Live code is on: the cells below run in a kernel on {describe}. Run them from the top (each cell has a run button, or press Shift+Enter in it).",
+      "no_kernel_local": "No kernel: the Jupyter server at {url} did not answer ({error}). Start it with `make live` (see the README), then reload this page.",
+      "no_kernel_binder": "No kernel: Binder could not start one ({error}). Binder needs an internet connection; offline, run this chapter with `make live` or `make lab` (see the README).",
+      "stopped": "Live code stopped: {error}"
+    },
+    "ko": {
+      "gave_up": "{describe}에서 {seconds}초 동안 응답이 없어 라이브 코드를 멈췄습니다. 다시 시도하려면 페이지를 새로 고치세요.",
+      "cell_failed": "실행하지 않음: 라이브 코드에 커널이 없습니다(이유는 페이지 제목 아래의 안내에 있습니다).",
+      "cell_starting": "아직 실행하지 않음: 커널이 아직 시작하는 중입니다(페이지 제목 아래의 안내를 보세요).",
+      "died": "커널이 종료되어 이 페이지의 변수가 모두 사라졌습니다. 새 커널을 시작하려면 페이지를 새로 고치세요.",
+      "restarted": "커널이 비정상 종료된 뒤 다시 시작되어 변수가 모두 사라졌습니다. 셀을 처음부터 다시 실행하세요.",
+      "lost_local": "Jupyter 서버와의 연결이 끊어졌습니다. `make live`가 아직 실행 중인지 확인하고, 다시 시작한 뒤 페이지를 새로 고치세요.",
+      "lost_binder": "Binder 커널과의 연결이 끊어졌습니다(Binder는 쉬고 있는 커널을 멈춥니다). 새 커널을 시작하려면 페이지를 새로 고치세요.",
+      "reading": "라이브 코드: 설정을 읽는 중…",
+      "no_settings": "라이브 코드를 쓸 수 없습니다: 설정 파일(_static/live-code.json)을 불러오지 못했습니다({error}).",
+      "local_server": "{url}의 Jupyter 서버",
+      "binder": "Binder({url})",
+      "loading": "라이브 코드: Thebe를 불러오는 중…",
+      "no_thebe": "라이브 코드를 쓸 수 없습니다: Thebe 라이브러리(_static/thebe/index.js)를 불러오지 못했습니다({error}).",
+      "no_cells": "이 페이지에는 실행할 코드 셀이 없습니다.",
+      "starting_news": "{describe}에서 커널을 시작하는 중입니다. 상태: {news}",
+      "starting": "{describe}에서 커널을 시작하는 중입니다…",
+      "ready": "라이브 코드가 켜졌습니다. 아래 셀은 {describe}의 커널에서 실행됩니다. 처음부터 차례로 실행하세요(셀마다 실행 버튼이 있고, 셀 안에서 Shift+Enter를 눌러도 됩니다).",
+      "no_kernel_local": "커널 없음: {url}의 Jupyter 서버가 응답하지 않았습니다({error}). `make live`로 서버를 시작한 뒤(README 참고) 이 페이지를 새로 고치세요.",
+      "no_kernel_binder": "커널 없음: Binder가 커널을 시작하지 못했습니다({error}). Binder를 쓰려면 인터넷에 연결되어 있어야 합니다. 오프라인에서는 이 장을 `make live`나 `make lab`으로 실행하세요(README 참고).",
+      "stopped": "라이브 코드가 멈췄습니다: {error}"
+    }
+  } /* end messages */;
+  const LANGUAGE = (document.documentElement.lang || "en").startsWith("ko") ? "ko" : "en";
+  const say = (key, values = {}) =>
+    MESSAGES[LANGUAGE][key].replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
   const ROOT = document.documentElement.dataset.content_root ?? "";
   const staticUrl = (path) => new URL(`${ROOT}_static/${path}`, document.baseURI).href;
   // Longest wait without any news from the server before the page says it gave up.
@@ -59,8 +110,7 @@
     clearTimeout(watchdog);
     watchdog = setTimeout(() => {
       if (state === "starting") {
-        fail(`No answer from ${describe} for ${QUIET_LIMIT_MS[where] / 1000} s, so live code gave up. ` +
-          "Reload the page to try again.");
+        fail(say("gave_up", { describe, seconds: QUIET_LIMIT_MS[where] / 1000 }));
       }
     }, QUIET_LIMIT_MS[where]);
   }
@@ -121,9 +171,7 @@
           note.setAttribute("role", "status");
           cell.querySelector(".thebe-controls")?.insertAdjacentElement("afterend", note);
         }
-        note.textContent = state === "failed"
-          ? "Not run: live code has no kernel (the message under the page title says why)."
-          : "Not run yet: the kernel is still starting (see the message under the page title).";
+        note.textContent = say(state === "failed" ? "cell_failed" : "cell_starting");
       },
       true,
     );
@@ -134,47 +182,45 @@
     if (!kernel) return;
     kernel.statusChanged.connect((_, status) => {
       if (status === "dead") {
-        fail("The kernel died, and with it every variable of this page. Reload the page to start a new one.");
+        fail(say("died"));
       } else if (status === "autorestarting") {
-        show("ready", "The kernel crashed and restarted: its variables are gone. Run the cells from the top again.");
+        show("ready", say("restarted"));
       }
     });
     kernel.connectionStatusChanged.connect((_, status) => {
       if (status === "disconnected") {
-        fail(where === "local"
-          ? "Lost the connection to the Jupyter server: is `make live` still running? Restart it, then reload the page."
-          : "Lost the connection to the Binder kernel (Binder stops idle kernels). Reload the page to start a new one.");
+        fail(say(where === "local" ? "lost_local" : "lost_binder"));
       }
     });
   }
 
   async function start() {
-    show("starting", "Live code: reading the settings…");
+    show("starting", say("reading"));
     let settings;
     try {
       const response = await fetch(staticUrl("live-code.json"), { cache: "no-store" });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       settings = await response.json();
     } catch (err) {
-      fail(`Live code is unavailable: its settings (_static/live-code.json) did not load (${err.message}).`);
+      fail(say("no_settings", { error: err.message }));
       return;
     }
     const where = settings.server ? "local" : "binder";
     const describe = settings.server
-      ? `the Jupyter server at ${settings.server.baseUrl}`
-      : `Binder (${settings.binder.binderUrl})`;
+      ? say("local_server", { url: settings.server.baseUrl })
+      : say("binder", { url: settings.binder.binderUrl });
 
-    show("starting", "Live code: loading Thebe…");
+    show("starting", say("loading"));
     try {
       await loadScript(staticUrl("thebe/index.js"));
     } catch (err) {
-      fail(`Live code is unavailable: the Thebe library (_static/thebe/index.js) did not load (${err.message}).`);
+      fail(say("no_thebe", { error: err.message }));
       return;
     }
     // After the script, whose bundled CodeMirror styles (a fixed 300px editor) this overrides.
     loadStyle(staticUrl("thebe/thebe.css"));
     if (markCells() === 0) {
-      show("ready", "This page has no code cells to run.");
+      show("ready", say("no_cells"));
       return;
     }
 
@@ -182,17 +228,17 @@
     thebe.on("status", (_, data) => {
       if (state !== "starting") return;
       keepWaiting(where, describe);
-      show("starting", `Starting a kernel on ${describe}: ${data.message}`);
+      show("starting", say("starting_news", { describe, news: data.message }));
     });
     thebe.on("error", (_, data) => {
       if (state === "starting" && data?.message) {
         keepWaiting(where, describe);
-        show("starting", `Starting a kernel on ${describe}: ${data.message}`);
+        show("starting", say("starting_news", { describe, news: data.message }));
       }
     });
     guardCellButtons();
     keepWaiting(where, describe);
-    show("starting", `Starting a kernel on ${describe}…`);
+    show("starting", say("starting", { describe }));
 
     const pagename = window.DOCUMENTATION_OPTIONS?.pagename ?? "";
     const folder = pagename.includes("/") ? pagename.slice(0, pagename.lastIndexOf("/")) : "";
@@ -227,22 +273,19 @@
       clearTimeout(watchdog);
       if (state !== "starting") return;
       watchKernel(session, where);
-      show("ready", `Live code is on: the cells below run in a kernel on ${describe}. ` +
-        "Run them from the top (each cell has a run button, or press Shift+Enter in it).");
+      show("ready", say("ready", { describe }));
     } catch (err) {
       const detail = typeof err === "string" ? err : err?.message ?? String(err);
       fail(settings.server
-        ? `No kernel: the Jupyter server at ${settings.server.baseUrl} did not answer (${detail}). ` +
-          "Start it with `make live` (see the README), then reload this page."
-        : `No kernel: Binder could not start one (${detail}). Binder needs an internet connection; ` +
-          "offline, run this chapter with `make live` or `make lab` (see the README).");
+        ? say("no_kernel_local", { url: settings.server.baseUrl, error: detail })
+        : say("no_kernel_binder", { error: detail }));
     }
   }
 
   // Replaces the page's inline loader; called by sphinx-book-theme's Live Code button (initThebeSBT).
   window.initThebe = () => {
     if (state === "idle") {
-      start().catch((err) => fail(`Live code stopped: ${err?.message ?? err}`));
+      start().catch((err) => fail(say("stopped", { error: err?.message ?? err })));
     } else {
       statusBox().scrollIntoView({ block: "nearest" });
     }

@@ -97,6 +97,11 @@ RNG = ("torch RNG", "accelerator RNG", "NumPy RNG", "Python RNG")
 
 
 def _same(a, b) -> bool:
+    if type(a) is tuple and type(b) is tuple:
+        try:  # the Python RNG state: 625 ints, compared at C speed
+            return bool(a == b)
+        except (RuntimeError, ValueError, TypeError):
+            pass  # holds tensors or arrays: compared item by item below
     if isinstance(a, torch.Tensor):
         return isinstance(b, torch.Tensor) and torch.equal(a, b)
     if isinstance(a, (list, tuple)):
@@ -118,26 +123,55 @@ def changed(before: dict, after: dict, allow: Iterable[str] = ()) -> list[str]:
 
 
 def restore(state: dict) -> None:
-    """Put every global setting back as `capture()` saw it."""
-    torch.set_default_device(state["default device"])
-    torch.set_default_dtype(state["default dtype"])
-    torch.set_grad_enabled(state["grad mode"])
-    torch.autograd.set_detect_anomaly(state["anomaly detection"])
-    torch.set_rng_state(state["torch RNG"])
-    _set_accelerator_rng(state["accelerator RNG"])
-    if np is not None:
+    """Put back every global setting that differs from what `capture()` saw.
+
+    Only what changed is set again: `torch.use_deterministic_algorithms` imports TorchDynamo on its
+    first call (seconds), and `set_default_device("cpu")` installs a device context that slows
+    every later factory call, where the saved state (no default device) is equivalent."""
+    now = capture()
+    diff = set(changed(state, now))
+    if "default device" in diff:
+        saved = state["default device"]
+        torch.set_default_device(None if saved == torch.device("cpu") else saved)
+    if "default dtype" in diff:
+        torch.set_default_dtype(state["default dtype"])
+    if "grad mode" in diff:
+        torch.set_grad_enabled(state["grad mode"])
+    if "anomaly detection" in diff:
+        torch.autograd.set_detect_anomaly(state["anomaly detection"])
+    if "torch RNG" in diff:
+        torch.set_rng_state(state["torch RNG"])
+    if "accelerator RNG" in diff:
+        _set_accelerator_rng(state["accelerator RNG"])
+    if "NumPy RNG" in diff and np is not None:
         np.random.set_state(state["NumPy RNG"])
-    random.setstate(state["Python RNG"])
-    enabled, warn_only = state["deterministic algorithms"]
-    torch.use_deterministic_algorithms(enabled, warn_only=warn_only)
-    (
-        torch.backends.cudnn.enabled,
-        torch.backends.cudnn.benchmark,
-        torch.backends.cudnn.deterministic,
-    ) = state["cuDNN flags"]
-    torch.set_float32_matmul_precision(state["float32 matmul precision"])
-    torch.set_num_threads(state["number of threads"])
-    os.chdir(state["working directory"])
+    if "Python RNG" in diff:
+        random.setstate(state["Python RNG"])
+    if "deterministic algorithms" in diff:
+        enabled, warn_only = state["deterministic algorithms"]
+        torch.use_deterministic_algorithms(enabled, warn_only=warn_only)
+    if "cuDNN flags" in diff:
+        (
+            torch.backends.cudnn.enabled,
+            torch.backends.cudnn.benchmark,
+            torch.backends.cudnn.deterministic,
+        ) = state["cuDNN flags"]
+    if "float32 matmul precision" in diff:
+        torch.set_float32_matmul_precision(state["float32 matmul precision"])
+    if "number of threads" in diff:
+        torch.set_num_threads(state["number of threads"])
+    if "working directory" in diff:
+        os.chdir(state["working directory"])
+
+
+def _is_stub(error: NotImplementedError, answer: Callable) -> bool:
+    """True when the answer's own body raised it (the stub), not a call deeper down (an
+    unimplemented torch operator or an abstract method the answer reached)."""
+    code = getattr(getattr(answer, "__wrapped__", answer), "__code__", None)
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return code is None or (tb is not None and tb.tb_frame.f_code is code)
 
 
 def call(answer: Callable, *args, allow: Iterable[str] = (), **kwargs):
@@ -152,9 +186,11 @@ def call(answer: Callable, *args, allow: Iterable[str] = (), **kwargs):
             contextlib.redirect_stderr(io.StringIO()),
         ):
             result = answer(*args, **kwargs)
-    except NotImplementedError:
+    except NotImplementedError as error:
         restore(before)
-        return None, STUB.format(getattr(answer, "__name__", "your function"))
+        if _is_stub(error, answer):
+            return None, STUB.format(getattr(answer, "__name__", "your function"))
+        return None, f"✗ it raised NotImplementedError: {_first_line(error)}"
     except Exception as error:  # noqa: BLE001 (the reader's error is reported, not raised)
         restore(before)
         return None, f"✗ it raised {type(error).__name__}: {_first_line(error)}"
@@ -295,3 +331,93 @@ def dtypes_for(device: torch.device | str) -> tuple[torch.dtype, ...]:
     if torch.device(device).type == "mps":
         return (torch.float32, torch.bfloat16)
     return FLOATS
+
+
+# --------------------------------------------------------------------------------------------------
+# Added for the checkers of chapters 5 to 8: a check that words its hint after the answer's own
+# exception (its type or message), and a deadline for answers that may loop forever.
+
+
+class _Overtime(BaseException):
+    """Raised into an answer that ran past its deadline (a BaseException: `except Exception` in
+    the answer does not swallow it)."""
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float | None):
+    """Interrupt the block after `seconds` (SIGALRM, main thread of a POSIX process; elsewhere a
+    no-op). A timer already armed, such as pytest-timeout's, is re-armed afterwards."""
+    import signal
+    import threading
+    import time
+
+    usable = (
+        seconds is not None
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
+    if not usable:
+        yield
+        return
+
+    def overtime(signum, frame):
+        raise _Overtime
+
+    start = time.monotonic()
+    previous = signal.signal(signal.SIGALRM, overtime)
+    armed, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if armed:
+            left = armed - (time.monotonic() - start)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-3))
+
+
+def attempt(
+    answer: Callable,
+    *args,
+    allow: Iterable[str] = (),
+    seconds: float | None = 10.0,
+    **kwargs,
+):
+    """`call` for a check that needs the answer's own exception: (result, None) when the answer
+    returned, (None, the exception) when it raised one.
+
+    As with `call`, what it prints is silenced and a stub or a change to global state ends the
+    check (raised as `Wrong`, with `call`'s line); so does running past `seconds` (an endless
+    loop), where a deadline can be kept. Warnings the answer triggers are silenced too: a notebook
+    shows them on stderr, which `call` silences anyway, and `-W error` must not turn them into
+    exceptions the notebook never sees."""
+    import warnings
+
+    raised: list[BaseException] = []
+
+    @functools.wraps(answer, updated=())
+    def catching(*args, **kwargs):
+        try:
+            # The deadline counts the answer's own time, not capture() or restore()'s.
+            with warnings.catch_warnings(), _deadline(seconds):
+                warnings.simplefilter("ignore")
+                return answer(*args, **kwargs)
+        except NotImplementedError as error:
+            if _is_stub(error, answer):
+                raise
+            raised.append(error)
+            return None
+        except Exception as error:  # noqa: BLE001 (returned to the check, which words it)
+            raised.append(error)
+            return None
+
+    try:
+        result, line = call(catching, *args, allow=allow, **kwargs)
+    except _Overtime:
+        name = getattr(answer, "__name__", "your function")
+        raise Wrong(
+            f"✗ {name} did not return within {seconds:g} s: an endless loop?"
+        ) from None
+    if line is not None:
+        raise Wrong(line)
+    return (None, raised[0]) if raised else (result, None)

@@ -105,7 +105,7 @@ def count_unique(model):
             total += p.numel()
     return total
 """,
-        "parameters your count is 75; expected 103; you count only names ending in weight or bias",
+        "parameters in bfloat16 your count is 75; expected 103; you count only names ending in weight or bias",
     ),
     (
         "count-layer-types",
@@ -268,7 +268,7 @@ import torch
 def freeze(module):
     torch.set_grad_enabled(False)
 """,
-        "switched autograd off for the whole program",
+        "freeze changed global state that the caller owns: grad mode",
     ),
     # --- snapshot ---
     (
@@ -307,7 +307,7 @@ def snapshot(model):
         "✓ correct",
     ),
     (
-        "snapshot-copy-of-model",
+        "snapshot-deepcopy-of-the-model",
         "check_snapshot(snapshot)",
         """
 import copy
@@ -315,7 +315,7 @@ import copy
 def snapshot(model):
     return copy.deepcopy(model).state_dict()
 """,
-        "✓ correct",
+        "copy.deepcopy fails on a model holding computed tensors (pruning",
     ),
     (
         "snapshot-alias",
@@ -392,6 +392,679 @@ def snapshot(model):
 def snapshot(model):
     return {k: v.float().clone() for k, v in model.state_dict().items()}
 """,
-        "`1.num_batches_tracked` is torch.float32",
+        "`0.weight` is torch.float32 (5, 3); expected torch.float64 (5, 3)",
+    ),
+    # --- count_unique: more answers written differently, and more mistakes readers make ---
+    (
+        "count-dict-by-id",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    unique = {id(p): p for p in model.parameters()}
+    return sum(p.numel() for p in unique.values())
+""",
+        "✓ correct",
+    ),
+    (
+        "count-storage-dedup-review",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    by_storage = {p.untyped_storage().data_ptr(): p for p in model.parameters()}
+    return sum(p.numel() for p in by_storage.values())
+""",
+        "✓ correct",
+    ),
+    (
+        "count-math-prod-shapes",
+        "check_count_unique(count_unique)",
+        """
+import math
+
+def count_unique(model):
+    return sum(math.prod(p.shape) for p in model.parameters())
+""",
+        "✓ correct",
+    ),
+    (
+        "count-modules-with-seen-set",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    seen, total = set(), 0
+    for module in model.modules():
+        for p in module.parameters(recurse=False):
+            if id(p) not in seen:
+                seen.add(id(p))
+                total += p.nelement()
+    return total
+""",
+        "✓ correct",
+    ),
+    (
+        "count-reference-itself",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    return sum(p.numel() for p in model.parameters())
+""",
+        "✓ correct",
+    ),
+    (
+        "count-modules-recurse-false-no-dedup",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    return sum(p.numel() for m in model.modules() for p in m.parameters(recurse=False))
+""",
+        "your count is 268; expected 220",
+    ),
+    (
+        "count-named-modules-remove-duplicate-false",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    return sum(
+        p.numel()
+        for _, m in model.named_modules(remove_duplicate=False)
+        for p in m.parameters(recurse=False)
+    )
+""",
+        "your count is",
+    ),
+    (
+        "count-dedup-by-shape",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    return sum({tuple(p.shape): p.numel() for p in model.parameters()}.values())
+""",
+        "your count is",
+    ),
+    (
+        "count-keep-vars-parameters",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    state = model.state_dict(keep_vars=True)
+    return sum(v.numel() for v in state.values() if isinstance(v, nn.Parameter))
+""",
+        "you count a tied weight once per name",
+    ),
+    (
+        "count-matrices-only",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    return sum(p.numel() for p in model.parameters() if p.dim() > 1)
+""",
+        "your count is",
+    ),
+    (
+        "count-switches-grad-off",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    torch.set_grad_enabled(False)
+    return sum(p.numel() for p in model.parameters())
+""",
+        "changed global state that the caller owns: grad mode",
+    ),
+    (
+        "count-puts-model-in-eval",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    model.eval()
+    return sum(p.numel() for p in model.parameters())
+""",
+        "count_unique changed train()/eval() mode",
+    ),
+    (
+        "count-unfreezes-to-count",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    model.requires_grad_(True)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+""",
+        "count_unique set requires_grad=True",
+    ),
+    (
+        "count-returns-float",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    return float(sum(p.numel() for p in model.parameters()))
+""",
+        "returned an object of type float",
+    ),
+    (
+        "count-linear-layers-only",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    total = 0
+    for m in model.modules():
+        if isinstance(m, nn.Linear):
+            total += m.weight.numel() + (m.bias.numel() if m.bias is not None else 0)
+    return total
+""",
+        "your count is",
+    ),
+    (
+        "count-casts-to-float32",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    model.float()
+    return sum(p.numel() for p in model.parameters())
+""",
+        "changed the values of",
+    ),
+    (
+        "count-seeds-the-rng",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    torch.manual_seed(0)
+    return sum(p.numel() for p in model.parameters())
+""",
+        "torch RNG",
+    ),
+    (
+        "count-parameters-to-vector",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    return torch.nn.utils.parameters_to_vector(model.parameters()).numel()
+""",
+        "on a model without parameters: it raised",
+    ),
+    (
+        "count-state-dict-extra-state",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    seen = {}
+    for name, t in model.state_dict(keep_vars=True).items():
+        if t.requires_grad or name.endswith(("weight", "bias")):
+            seen[id(t)] = t.numel()
+    return sum(seen.values())
+""",
+        "✗",
+    ),
+    # --- freeze: more answers written differently, and more mistakes readers make ---
+    (
+        "freeze-apply-own-parameters",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    def own(m):
+        for p in m.parameters(recurse=False):
+            p.requires_grad_(False)
+    module.apply(own)
+""",
+        "✓ correct",
+    ),
+    (
+        "freeze-detach-in-place",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    for p in module.parameters():
+        p.detach_()
+""",
+        "✓ correct",
+    ),
+    (
+        "freeze-every-name-no-grad-block",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    with torch.no_grad():
+        for _, p in module.named_parameters(remove_duplicate=False):
+            p.requires_grad = False
+    return module
+""",
+        "✓ correct",
+    ),
+    (
+        "freeze-reference-itself",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    for parameter in module.parameters():
+        parameter.requires_grad_(False)
+""",
+        "✓ correct",
+    ),
+    (
+        "freeze-clears-grads-only",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    for p in module.parameters():
+        p.grad = None
+""",
+        "freeze left",
+    ),
+    (
+        "freeze-train-false",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    module.train(False)
+""",
+        "eval() does not stop gradients",
+    ),
+    (
+        "freeze-toggles-flags",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    for p in module.parameters():
+        p.requires_grad_(not p.requires_grad)
+""",
+        "which was frozen; freezing only turns flags off",
+    ),
+    (
+        "freeze-matrices-only",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    for p in module.parameters():
+        if p.dim() > 1:
+            p.requires_grad_(False)
+""",
+        "freeze left",
+    ),
+    (
+        "freeze-weight-and-bias-names",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    for name, p in module.named_parameters():
+        if "weight" in name or "bias" in name:
+            p.requires_grad_(False)
+""",
+        "freeze left `cls_token`",
+    ),
+    (
+        "freeze-state-dict-keep-vars",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    for t in module.state_dict(keep_vars=True).values():
+        t.requires_grad_(False)
+""",
+        "state_dict() also holds non-tensor extra state",
+    ),
+    (
+        "freeze-plus-global-no-grad",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    module.requires_grad_(False)
+    torch.set_grad_enabled(False)
+""",
+        "grad mode",
+    ),
+    (
+        "freeze-with-a-hook",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    module.requires_grad_(False)
+    module.register_forward_hook(lambda m, i, o: o)
+""",
+        "added or removed hooks",
+    ),
+    (
+        "freeze-register-new-frozen",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    for m in module.modules():
+        for name, p in list(m._parameters.items()):
+            if p is not None:
+                m.register_parameter(name, nn.Parameter(p.data, requires_grad=False))
+""",
+        "is a new Parameter",
+    ),
+    (
+        "freeze-children-recursive-misses-root",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    for child in module.children():
+        for p in child.parameters():
+            p.requires_grad = False
+""",
+        "freeze left",
+    ),
+    (
+        "freeze-casts-float32",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    module.float().requires_grad_(False)
+""",
+        "changed the values of",
+    ),
+    # --- snapshot: more answers written differently, and more mistakes readers make ---
+    (
+        "snapshot-keep-vars-detach-clone",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    return {k: v.detach().clone() for k, v in model.state_dict(keep_vars=True).items()}
+""",
+        "✓ correct",
+    ),
+    (
+        "snapshot-ordered-dict-no-grad",
+        "check_snapshot(snapshot)",
+        """
+from collections import OrderedDict
+
+def snapshot(model):
+    with torch.no_grad():
+        return OrderedDict((k, torch.clone(v)) for k, v in model.state_dict().items())
+""",
+        "✓ correct",
+    ),
+    (
+        "snapshot-empty-like-copy",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    copies = {}
+    for name, tensor in model.state_dict().items():
+        copies[name] = torch.empty_like(tensor).copy_(tensor)
+    return copies
+""",
+        "✓ correct",
+    ),
+    (
+        "snapshot-to-copy-true",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    return {k: v.to(v.device, copy=True) for k, v in model.state_dict().items()}
+""",
+        "✓ correct",
+    ),
+    (
+        "snapshot-reference-itself",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    return {name: tensor.clone() for name, tensor in model.state_dict().items()}
+""",
+        "✓ correct",
+    ),
+    (
+        "snapshot-detach-only",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    return {k: v.detach() for k, v in model.state_dict().items()}
+""",
+        "shares memory with the live model",
+    ),
+    (
+        "snapshot-data",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    return {k: v.data for k, v in model.state_dict().items()}
+""",
+        "shares memory with the live model",
+    ),
+    (
+        "snapshot-dict-of-state-dict",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    return dict(model.state_dict())
+""",
+        "shares memory with the live model",
+    ),
+    (
+        "snapshot-contiguous",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    return {k: v.contiguous() for k, v in model.state_dict().items()}
+""",
+        "shares memory with the live model",
+    ),
+    (
+        "snapshot-floats-only",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    return {k: v.clone() for k, v in model.state_dict().items() if v.is_floating_point()}
+""",
+        "misses the buffers",
+    ),
+    (
+        "snapshot-numpy",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    return {k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()}
+""",
+        "✗",
+    ),
+    (
+        "snapshot-lists",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    return {k: v.tolist() for k, v in model.state_dict().items()}
+""",
+        "not a tensor",
+    ),
+    (
+        "snapshot-named-parameters-clone",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    return {n: p.clone() for n, p in model.named_parameters()}
+""",
+        "✗",
+    ),
+    (
+        "snapshot-eval-first",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    model.eval()
+    return {k: v.clone() for k, v in model.state_dict().items()}
+""",
+        "snapshot changed train()/eval() mode",
+    ),
+    (
+        "snapshot-no-grad-leak",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    torch.set_grad_enabled(False)
+    return {k: v.clone() for k, v in model.state_dict().items()}
+""",
+        "grad mode",
+    ),
+    (
+        "snapshot-half-precision",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    return {k: (v.half() if v.is_floating_point() else v).clone() for k, v in model.state_dict().items()}
+""",
+        "is torch.float16",
+    ),
+    (
+        "snapshot-params-cloned-buffers-shared",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    params = {n for n, _ in model.named_parameters(remove_duplicate=False)}
+    return {k: (v.clone() if k in params else v) for k, v in model.state_dict().items()}
+""",
+        "shares memory with the live model",
+    ),
+    # --- freeze: more answers written differently, and more mistakes readers make ---
+    (
+        "freeze-forward-under-no-grad",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    module.requires_grad_(False)
+    module.forward = torch.no_grad()(module.forward)
+""",
+        "after a backward pass these got gradients",
+    ),
+    # --- count_unique: more answers written differently, and more mistakes readers make ---
+    (
+        "c-sum-torch-numel-recurse",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    return sum(torch.numel(p) for p in model.parameters(recurse=True))
+""",
+        "✓ correct",
+    ),
+    (
+        "c-np-prod-int",
+        "check_count_unique(count_unique)",
+        """
+import numpy as np
+def count_unique(model):
+    return int(sum(np.prod(p.shape) for p in model.parameters()))
+""",
+        "✓ correct",
+    ),
+    (
+        "c-dict-named",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    return sum(p.numel() for p in dict(model.named_parameters()).values())
+""",
+        "✓ correct",
+    ),
+    (
+        "c-data-ptr",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    return sum({p.data_ptr(): p.numel() for p in model.parameters()}.values())
+""",
+        "✓ correct",
+    ),
+    (
+        "count-skips-scalars",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    return sum(p.numel() for p in model.parameters() if p.dim() > 0)
+""",
+        "on a CLIP-style head with a 0-dim `logit_scale` parameter in float64 your count is 32; expected 33",
+    ),
+    (
+        "count-len-of-rows",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    total = 0
+    for p in model.parameters():
+        total += len(p) * (p[0].numel() if p.dim() > 1 else 1)
+    return total
+""",
+        "len() of a 0-d tensor",
+    ),
+    # --- freeze: more answers written differently, and more mistakes readers make ---
+    (
+        "f-list-comp",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    [p.requires_grad_(False) for p in module.parameters()]
+""",
+        "✓ correct",
+    ),
+    (
+        "f-return-requires-grad",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    return module.requires_grad_(requires_grad=False)
+""",
+        "✓ correct",
+    ),
+    (
+        "f-modules-loop-setattr-flag",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    for m in module.modules():
+        for p in m._parameters.values():
+            if p is not None:
+                p.requires_grad = False
+""",
+        "✓ correct",
+    ),
+    # --- snapshot: more answers written differently, and more mistakes readers make ---
+    (
+        "s-torch-tensor",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    return {k: torch.tensor(v) for k, v in model.state_dict().items()}
+""",
+        "✓ correct",
+    ),
+    (
+        "s-dedup-ties",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    copies, out = {}, {}
+    for k, v in model.state_dict().items():
+        key = (v.data_ptr(), v.dtype, tuple(v.shape)) if v.layout == torch.strided else id(v)
+        if key not in copies:
+            copies[key] = v.detach().clone()
+        out[k] = copies[key]
+    return out
+""",
+        "✓ correct",
+    ),
+    (
+        "s-save-to-file",
+        "check_snapshot(snapshot)",
+        """
+import os, tempfile
+def snapshot(model):
+    path = os.path.join(tempfile.mkdtemp(), "snap.pt")
+    torch.save(model.state_dict(), path)
+    return torch.load(path)
+""",
+        "✓ correct",
+    ),
+    (
+        "s-clone-detach-ordered",
+        "check_snapshot(snapshot)",
+        """
+from collections import OrderedDict
+def snapshot(model):
+    sd = model.state_dict()
+    out = OrderedDict()
+    for k in sd:
+        out[k] = sd[k].clone().detach()
+    return out
+""",
+        "✓ correct",
     ),
 ]

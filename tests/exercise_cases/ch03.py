@@ -285,7 +285,7 @@ def count_parameters(make_model, *example_inputs):
         "an eval-mode dry run skips training-only branches",
     ),
     (
-        "count-empty-like-dedup-by-id",
+        "count-forward-outside-the-meta-block",
         "check_count_parameters(count_parameters)",
         """
 def count_parameters(make_model, *example_inputs):
@@ -296,7 +296,7 @@ def count_parameters(make_model, *example_inputs):
     sizes = {id(p): p.numel() for p in model.parameters()}
     return sum(sizes.values())
 """,
-        "✓ correct",
+        "run the forward inside `with torch.device('meta'):`",
     ),
     (
         "count-named-parameters-int",
@@ -408,7 +408,7 @@ def count_parameters(make_model, *example_inputs):
     ),
     # --- count_parameters, from review rev3
     (
-        "count-parameters-to-vector",
+        "count-parameters-to-vector-forward-outside",
         "check_count_parameters(count_parameters)",
         """
 def count_parameters(make_model, *example_inputs):
@@ -417,7 +417,7 @@ def count_parameters(make_model, *example_inputs):
     m(*(torch.empty(x.shape, dtype=x.dtype, device="meta") for x in example_inputs))
     return torch.nn.utils.parameters_to_vector(m.parameters()).numel()
 """,
-        "✓ correct",
+        "a meta model met a real tensor",
     ),
     (
         "count-math-prod-no-grad",
@@ -707,7 +707,7 @@ def build_on_meta(make_model, state_dict):
         + """
     return model
 """,
-        "to_empty cannot allocate a lazy placeholder",
+        "load with assign=True, which keeps the checkpoint's tensors",
     ),
     (
         "meta-requires-grad-everywhere",
@@ -838,6 +838,664 @@ def build_on_meta(make_model, state_dict):
         model.head.weight = model.embed.weight
     return model
 """,
-        "on a tied LM named wte/lm_head: the tie is lost",
+        "on a tied LM named wte/lm_head in float64: the tie is lost",
+    ),
+    # --- init_small: more answers written differently, and more mistakes readers make ---
+    (
+        "init-positional-std-fill-zero",
+        "check_init_small(init_small)",
+        """
+def init_small(module):
+    if isinstance(module, nn.Linear):
+        nn.init.normal_(module.weight, 0.0, 0.01)
+        if module.bias is not None:
+            module.bias.data.fill_(0)
+""",
+        "✓ correct",
+    ),
+    (
+        "init-issubclass-float32-draw",
+        "check_init_small(init_small)",
+        """
+def init_small(module):
+    if not issubclass(type(module), nn.Linear):
+        return
+    with torch.no_grad():
+        module.weight.copy_(torch.randn(module.weight.shape) * 0.01)
+        if module.bias is not None:
+            module.bias.copy_(torch.zeros_like(module.bias))
+""",
+        "✓ correct",
+    ),
+    (
+        "init-torch-normal-out-of-place",
+        "check_init_small(init_small)",
+        """
+def init_small(module):
+    if isinstance(module, nn.Linear):
+        draw = torch.normal(0.0, 0.01, size=tuple(module.weight.shape), dtype=module.weight.dtype)
+        with torch.no_grad():
+            module.weight.copy_(draw)
+            if module.bias is not None:
+                module.bias.zero_()
+""",
+        "✓ correct",
+    ),
+    (
+        "init-reference-itself",
+        "check_init_small(init_small)",
+        """
+def init_small(module):
+    if isinstance(module, nn.Linear):  # LazyLinear is a subclass
+        nn.init.normal_(module.weight, mean=0.0, std=0.01)
+        if module.bias is not None:
+            nn.init.zeros_(module.bias)
+""",
+        "✓ correct",
+    ),
+    (
+        "init-seeded-inside",
+        "check_init_small(init_small)",
+        """
+def init_small(module):
+    if isinstance(module, nn.Linear):
+        torch.manual_seed(0)
+        nn.init.normal_(module.weight, std=0.01)
+        if module.bias is not None:
+            nn.init.zeros_(module.bias)
+""",
+        "came out identical",
+    ),
+    (
+        "init-skips-frozen",
+        "check_init_small(init_small)",
+        """
+def init_small(module):
+    if isinstance(module, nn.Linear) and module.weight.requires_grad:
+        nn.init.normal_(module.weight, std=0.01)
+        if module.bias is not None:
+            nn.init.zeros_(module.bias)
+""",
+        "a frozen layer is initialized too",
+    ),
+    (
+        "init-data-float32",
+        "check_init_small(init_small)",
+        """
+def init_small(module):
+    if isinstance(module, nn.Linear):
+        module.weight.data = torch.randn(module.weight.shape) * 0.01
+        if module.bias is not None:
+            module.bias.data = torch.zeros(module.bias.shape)
+""",
+        "changed its dtype, device or requires_grad",
+    ),
+    (
+        "init-std-point-one",
+        "check_init_small(init_small)",
+        """
+def init_small(module):
+    if isinstance(module, nn.Linear):
+        nn.init.normal_(module.weight, std=0.1)
+        if module.bias is not None:
+            nn.init.zeros_(module.bias)
+""",
+        "should be N(0, 0.01²)",
+    ),
+    (
+        "init-grad-mode-off",
+        "check_init_small(init_small)",
+        """
+def init_small(module):
+    torch.set_grad_enabled(False)
+    if isinstance(module, nn.Linear):
+        module.weight.normal_(0, 0.01)
+        if module.bias is not None:
+            module.bias.zero_()
+""",
+        "grad mode",
+    ),
+    (
+        "init-module-level-generator",
+        "check_init_small(init_small)",
+        """
+_g = torch.Generator().manual_seed(0)
+
+def init_small(module):
+    if isinstance(module, nn.Linear):
+        nn.init.normal_(module.weight, std=0.01, generator=_g)
+        if module.bias is not None:
+            nn.init.zeros_(module.bias)
+""",
+        "the same torch.manual_seed gave different weights",
+    ),
+    (
+        "init-default-reset",
+        "check_init_small(init_small)",
+        """
+def init_small(module):
+    if isinstance(module, nn.Linear):
+        module.reset_parameters()
+        if module.bias is not None:
+            nn.init.zeros_(module.bias)
+""",
+        "✗",
+    ),
+    (
+        "init-not-lazy",
+        "check_init_small(init_small)",
+        """
+def init_small(module):
+    if isinstance(module, nn.Linear) and not isinstance(module, nn.LazyLinear):
+        nn.init.normal_(module.weight, std=0.01)
+        if module.bias is not None:
+            nn.init.zeros_(module.bias)
+""",
+        "is a LazyLinear until its first forward",
+    ),
+    (
+        "init-new-zero-bias",
+        "check_init_small(init_small)",
+        """
+def init_small(module):
+    if isinstance(module, nn.Linear):
+        nn.init.normal_(module.weight, std=0.01)
+        if module.bias is not None:
+            module.bias = nn.Parameter(torch.zeros_like(module.bias))
+""",
+        "is a new Parameter",
+    ),
+    (
+        "init-puts-eval",
+        "check_init_small(init_small)",
+        """
+def init_small(module):
+    module.eval()
+    if isinstance(module, nn.Linear):
+        nn.init.normal_(module.weight, std=0.01)
+        if module.bias is not None:
+            nn.init.zeros_(module.bias)
+""",
+        "changed train()/eval() mode",
+    ),
+    # --- count_parameters: more answers written differently, and more mistakes readers make ---
+    (
+        "count-default-device-restored",
+        "check_count_parameters(count_parameters)",
+        """
+def count_parameters(make_model, *example_inputs):
+    previous = torch.get_default_device()
+    torch.set_default_device("meta")
+    try:
+        model = make_model()
+        model(*[x.to("meta") for x in example_inputs])
+    finally:
+        torch.set_default_device(previous)
+    return sum(p.numel() for p in set(model.parameters()))
+""",
+        "✓ correct",
+    ),
+    (
+        "count-empty-like-inside-block",
+        "check_count_parameters(count_parameters)",
+        """
+def count_parameters(make_model, *example_inputs):
+    with torch.device("meta"):
+        model = make_model()
+        fakes = [torch.empty_like(x, device="meta") for x in example_inputs]
+        model(*fakes)
+    seen = {}
+    for p in model.parameters():
+        seen[id(p)] = p.numel()
+    return sum(seen.values())
+""",
+        "✓ correct",
+    ),
+    (
+        "count-no-grad-math-prod",
+        "check_count_parameters(count_parameters)",
+        """
+import math
+
+def count_parameters(make_model, *example_inputs):
+    with torch.device("meta"), torch.no_grad():
+        net = make_model()
+        net(*(x.to(device="meta") for x in example_inputs))
+        return sum(math.prod(p.shape) for _, p in net.named_parameters())
+""",
+        "✓ correct",
+    ),
+    (
+        "count-reference-itself",
+        "check_count_parameters(count_parameters)",
+        """
+def count_parameters(make_model, *example_inputs):
+    with torch.device("meta"):
+        probe = make_model()
+        probe(*[x.to("meta") for x in example_inputs])
+    return sum(p.numel() for p in probe.parameters())
+""",
+        "✓ correct",
+    ),
+    (
+        "count-default-device-left-on-meta",
+        "check_count_parameters(count_parameters)",
+        """
+def count_parameters(make_model, *example_inputs):
+    torch.set_default_device("meta")
+    model = make_model()
+    model(*[x.to("meta") for x in example_inputs])
+    return sum(p.numel() for p in model.parameters())
+""",
+        "default device",
+    ),
+    (
+        "count-data-ptr-dedup",
+        "check_count_parameters(count_parameters)",
+        """
+def count_parameters(make_model, *example_inputs):
+    with torch.device("meta"):
+        model = make_model()
+        model(*[x.to("meta") for x in example_inputs])
+    return sum({p.data_ptr(): p.numel() for p in model.parameters()}.values())
+""",
+        "your count is",
+    ),
+    (
+        "count-moves-callers-inputs",
+        "check_count_parameters(count_parameters)",
+        """
+def count_parameters(make_model, *example_inputs):
+    for x in example_inputs:
+        if x.is_floating_point():
+            x.fill_(1.0)  # a batch of ones, whatever the caller passed
+    with torch.device("meta"):
+        model = make_model()
+        model(*[x.to("meta") for x in example_inputs])
+    return sum(p.numel() for p in model.parameters())
+""",
+        "changed the example inputs",
+    ),
+    (
+        "count-random-probe-inputs",
+        "check_count_parameters(count_parameters)",
+        """
+def count_parameters(make_model, *example_inputs):
+    probes = [torch.randn_like(x.float()).to(x.dtype).to("meta") for x in example_inputs]
+    with torch.device("meta"):
+        model = make_model()
+        model(*probes)
+    return sum(p.numel() for p in model.parameters())
+""",
+        "torch RNG",
+    ),
+    (
+        "count-linear-and-conv-only",
+        "check_count_parameters(count_parameters)",
+        """
+def count_parameters(make_model, *example_inputs):
+    with torch.device("meta"):
+        model = make_model()
+        model(*[x.to("meta") for x in example_inputs])
+    return sum(
+        p.numel()
+        for m in model.modules()
+        if isinstance(m, (nn.Linear, nn.Conv1d, nn.Conv2d))
+        for p in m.parameters(recurse=False)
+    )
+""",
+        "your count is",
+    ),
+    (
+        "count-returns-float",
+        "check_count_parameters(count_parameters)",
+        """
+def count_parameters(make_model, *example_inputs):
+    with torch.device("meta"):
+        model = make_model()
+        model(*[x.to("meta") for x in example_inputs])
+    return float(sum(p.numel() for p in model.parameters()))
+""",
+        "return a Python int",
+    ),
+    (
+        "count-probe-built-on-cpu-first",
+        "check_count_parameters(count_parameters)",
+        """
+def count_parameters(make_model, *example_inputs):
+    with torch.random.fork_rng():
+        is_lazy = any(nn.parameter.is_lazy(p) for p in make_model().parameters())
+    with torch.device("meta"):
+        model = make_model()
+        model(*[x.to("meta") for x in example_inputs])
+    return sum(p.numel() for p in model.parameters())
+""",
+        "the model was built on cpu",
+    ),
+    (
+        "count-eval-dry-run-in-no-grad",
+        "check_count_parameters(count_parameters)",
+        """
+def count_parameters(make_model, *example_inputs):
+    with torch.device("meta"), torch.no_grad():
+        model = make_model().eval()
+        model(*[x.to("meta") for x in example_inputs])
+    return sum(p.numel() for p in model.parameters())
+""",
+        "training-only",
+    ),
+    # --- build_on_meta: more answers written differently, and more mistakes readers make ---
+    (
+        "meta-strict-assign-callable-hooks",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    with torch.device("meta"):
+        model = make_model()
+    model.load_state_dict(state_dict, strict=True, assign=True)
+    where = next(model.parameters()).device
+    for _, module in model.named_modules():
+        init = getattr(module, "init_buffers", None)
+        if callable(init):
+            init(where)
+    getattr(model, "tie_weights", lambda: None)()
+    return model
+""",
+        "✓ correct",
+    ),
+    (
+        "meta-default-device-restored",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    before = torch.get_default_device()
+    torch.set_default_device("meta")
+    try:
+        model = make_model()
+    finally:
+        torch.set_default_device(before)
+    model.load_state_dict(state_dict, assign=True)
+    device = [t for t in state_dict.values() if isinstance(t, torch.Tensor)][0].device
+    model.apply(lambda m: m.init_buffers(device) if hasattr(m, "init_buffers") else None)
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    return model
+""",
+        "✓ correct",
+    ),
+    (
+        "meta-reference-itself",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    with torch.device("meta"):
+        model = make_model()
+    model.load_state_dict(state_dict, assign=True)
+    device = next(iter(state_dict.values())).device
+    for module in model.modules():
+        if hasattr(module, "init_buffers"):
+            module.init_buffers(device)
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    return model
+""",
+        "✓ correct",
+    ),
+    (
+        "meta-default-device-left",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    torch.set_default_device("meta")
+    model = make_model()
+    model.load_state_dict(state_dict, assign=True)
+    device = next(iter(state_dict.values())).device
+    for module in model.modules():
+        if hasattr(module, "init_buffers"):
+            module.init_buffers(device)
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    return model
+""",
+        "✗",
+    ),
+    (
+        "meta-unfreezes",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    with torch.device("meta"):
+        model = make_model()
+    model.load_state_dict(state_dict, assign=True)
+    device = next(iter(state_dict.values())).device
+    for module in model.modules():
+        if hasattr(module, "init_buffers"):
+            module.init_buffers(device)
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    return model.requires_grad_(True)
+""",
+        "has requires_grad=True",
+    ),
+    (
+        "meta-casts-checkpoint-in-place",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    for key, value in state_dict.items():
+        if isinstance(value, torch.Tensor) and value.is_floating_point():
+            state_dict[key] = value.float()
+    with torch.device("meta"):
+        model = make_model()
+    model.load_state_dict(state_dict, assign=True)
+    device = next(iter(state_dict.values())).device
+    for module in model.modules():
+        if hasattr(module, "init_buffers"):
+            module.init_buffers(device)
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    return model
+""",
+        "changed the checkpoint dict it was given",
+    ),
+    (
+        "meta-seeds-before-building",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    torch.manual_seed(0)
+    with torch.device("meta"):
+        model = make_model()
+    model.load_state_dict(state_dict, assign=True)
+    device = next(iter(state_dict.values())).device
+    for module in model.modules():
+        if hasattr(module, "init_buffers"):
+            module.init_buffers(device)
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    return model
+""",
+        "torch RNG",
+    ),
+    (
+        "meta-parameters-wrapped-by-hand",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    with torch.device("meta"):
+        model = make_model()
+    for key, value in state_dict.items():
+        owner, _, name = key.rpartition(".")
+        module = model.get_submodule(owner)
+        if name in module._parameters:
+            setattr(module, name, nn.Parameter(value))
+        elif name in module._buffers:
+            module.register_buffer(name, value)
+    device = next(iter(state_dict.values())).device
+    for module in model.modules():
+        if hasattr(module, "init_buffers"):
+            module.init_buffers(device)
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    return model
+""",
+        "✗",
+    ),
+    (
+        "meta-cpu-device-hard-coded-to-empty-lazy",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    with torch.device("meta"):
+        model = make_model()
+    model.to_empty(device="cpu")
+    model.load_state_dict(state_dict)
+    for module in model.modules():
+        if hasattr(module, "init_buffers"):
+            module.init_buffers("cpu")
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    return model
+""",
+        "✗",
+    ),
+    (
+        "meta-no-tie-no-buffers-float-model",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    with torch.device("meta"):
+        model = make_model()
+    model.load_state_dict(state_dict, assign=True)
+    return model.float()
+""",
+        "✗",
+    ),
+    # --- init_small: more answers written differently, and more mistakes readers make ---
+    (
+        "i-std-kw-data",
+        "check_init_small(init_small)",
+        """
+def init_small(module):
+    if isinstance(module, torch.nn.Linear):
+        module.weight.data.normal_(mean=0.0, std=0.01)
+        if module.bias is not None:
+            module.bias.data.zero_()
+""",
+        "✓ correct",
+    ),
+    (
+        "i-trunc-wide",
+        "check_init_small(init_small)",
+        """
+def init_small(module):
+    if isinstance(module, nn.Linear):
+        nn.init.trunc_normal_(module.weight, std=0.01)
+        if module.bias is not None:
+            nn.init.constant_(module.bias, 0.0)
+""",
+        "✓ correct",
+    ),
+    # --- count_parameters: more answers written differently, and more mistakes readers make ---
+    (
+        "c-nn-utils-vector-inside",
+        "check_count_parameters(count_parameters)",
+        """
+def count_parameters(make_model, *example_inputs):
+    with torch.device("meta"):
+        model = make_model()
+        model(*(t.to("meta") for t in example_inputs))
+        return torch.nn.utils.parameters_to_vector(model.parameters()).numel()
+""",
+        "✓ correct",
+    ),
+    (
+        "c-train-explicit",
+        "check_count_parameters(count_parameters)",
+        """
+def count_parameters(make_model, *example_inputs):
+    with torch.device("meta"):
+        model = make_model()
+        model.train()
+        with torch.no_grad():
+            model(*[torch.empty_like(x, device="meta") for x in example_inputs])
+    return sum(p.numel() for p in model.parameters())
+""",
+        "✓ correct",
+    ),
+    # --- build_on_meta: more answers written differently, and more mistakes readers make ---
+    (
+        "m-device-from-first-tensor",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    with torch.device("meta"):
+        model = make_model()
+    model.load_state_dict(state_dict, assign=True, strict=True)
+    device = next(t.device for t in state_dict.values() if torch.is_tensor(t))
+    for m in model.modules():
+        if hasattr(m, "init_buffers"):
+            m.init_buffers(device=device)
+    if callable(getattr(model, "tie_weights", None)):
+        model.tie_weights()
+    return model
+""",
+        "✓ correct",
+    ),
+    (
+        "m-check-meta-left",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    with torch.device("meta"):
+        model = make_model()
+    model.load_state_dict(state_dict, assign=True)
+    device = next(iter(state_dict.values())).device
+    for module in model.modules():
+        if hasattr(module, "init_buffers"):
+            module.init_buffers(device)
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    assert not any(t.is_meta for t in (*model.parameters(), *model.buffers()))
+    return model
+""",
+        "✓ correct",
+    ),
+    # --- build_on_meta: more answers written differently, and more mistakes readers make ---
+    (
+        "meta-device-from-the-buffers",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    with torch.device("meta"):
+        model = make_model()
+    model.load_state_dict(state_dict, assign=True)
+    for module in model.modules():
+        if hasattr(module, "init_buffers"):
+            module.init_buffers(next(module.buffers()).device)
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    return model
+""",
+        "is still on meta",
+    ),
+    (
+        "meta-no-grad-for-loading",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    torch.set_grad_enabled(False)  # loading needs no autograd
+    with torch.device("meta"):
+        model = make_model()
+    model.load_state_dict(state_dict, assign=True)
+    device = next(iter(state_dict.values())).device
+    for module in model.modules():
+        if hasattr(module, "init_buffers"):
+            module.init_buffers(device)
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    return model
+""",
+        "grad mode",
     ),
 ]

@@ -600,7 +600,7 @@ def make_positive(layer):
         layer.parametrizations.weight.original.normal_(-3.0, 0.1)
     return layer
 """,
-        "make_positive drew from the global random number generator",
+        "make_positive changed global state that the caller owns: torch RNG",
     ),
     (
         "positive-one-time-abs",
@@ -704,5 +704,794 @@ def make_positive(layer):
     return layer
 """,
         "weights are not > 0 right after make_positive",
+    ),
+    # --- affine: more answers written differently, and more mistakes readers make ---
+    (
+        "affine-bias-none-attribute-mul-add",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.weight = nn.Parameter(torch.full((num_features,), 1.0, device=device, dtype=dtype))
+        self.bias = nn.Parameter(torch.zeros(num_features, device=device, dtype=dtype)) if bias else None
+
+    def forward(self, X):
+        out = X.mul(self.weight)
+        return out.add(self.bias) if self.bias is not None else out
+""",
+        "✓ correct",
+    ),
+    (
+        "affine-factory-kwargs-einsum",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__()
+        self.num_features = num_features
+        self.weight = nn.Parameter(torch.empty(num_features, **factory_kwargs))
+        if bias:
+            self.bias = nn.Parameter(torch.empty(num_features, **factory_kwargs))
+        else:
+            self.register_parameter("bias", None)
+        with torch.no_grad():
+            self.weight.fill_(1.0)
+            if self.bias is not None:
+                self.bias.fill_(0.0)
+
+    def forward(self, X):
+        out = torch.einsum("...i,i->...i", X, self.weight)
+        return out if self.bias is None else out + self.bias
+""",
+        "✓ correct",
+    ),
+    (
+        "affine-ones-like-broadcast-view",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        weight = torch.ones(num_features, device=device, dtype=dtype)
+        self.weight = nn.Parameter(weight)
+        self.register_parameter("bias", nn.Parameter(torch.zeros_like(weight)) if bias else None)
+
+    def forward(self, X):
+        shape = (1,) * (X.dim() - 1) + (-1,)
+        out = X * self.weight.view(shape)
+        if self.bias is not None:
+            out = out + self.bias.view(shape)
+        return out
+""",
+        "✓ correct",
+    ),
+    (
+        "affine-reference-itself",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        factory = {"device": device, "dtype": dtype}
+        self.weight = nn.Parameter(torch.ones(num_features, **factory))
+        if bias:
+            self.bias = nn.Parameter(torch.zeros(num_features, **factory))
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, X):
+        out = X * self.weight
+        return out if self.bias is None else out + self.bias
+""",
+        "✓ correct",
+    ),
+    (
+        "affine-diagonal-matmul",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        factory = {"device": device, "dtype": dtype}
+        self.weight = nn.Parameter(torch.ones(num_features, **factory))
+        if bias:
+            self.bias = nn.Parameter(torch.zeros(num_features, **factory))
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, X):
+        out = X @ torch.diag(self.weight)
+        return out if self.bias is None else out + self.bias
+""",
+        "each output entry depends on its own input entry only",
+    ),
+    (
+        "affine-float32-unless-told",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        factory = {"device": device, "dtype": dtype or torch.float32}
+        self.weight = nn.Parameter(torch.ones(num_features, **factory))
+        if bias:
+            self.bias = nn.Parameter(torch.zeros(num_features, **factory))
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, X):
+        out = X * self.weight
+        return out if self.bias is None else out + self.bias
+""",
+        "after torch.set_default_dtype(torch.float64).weight is (4,) float32 on cpu; expected (4,) float64 on cpu",
+    ),
+    (
+        "affine-cpu-unless-told",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        factory = {"device": device or "cpu", "dtype": dtype}
+        self.weight = nn.Parameter(torch.ones(num_features, **factory))
+        if bias:
+            self.bias = nn.Parameter(torch.zeros(num_features, **factory))
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, X):
+        out = X * self.weight
+        return out if self.bias is None else out + self.bias
+""",
+        "leave None as None",
+    ),
+    (
+        "affine-bias-dtype-forgotten",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(num_features, device=device, dtype=dtype))
+        if bias:
+            self.bias = nn.Parameter(torch.zeros(num_features, device=device))
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, X):
+        out = X * self.weight
+        return out if self.bias is None else out + self.bias
+""",
+        "Affine(3, dtype=torch.float64).bias is (3,) float32 on cpu; expected (3,) float64 on cpu",
+    ),
+    (
+        "affine-parameter-then-to",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(num_features)).to(device=device, dtype=dtype)
+        if bias:
+            self.bias = nn.Parameter(torch.zeros(num_features)).to(device=device, dtype=dtype)
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, X):
+        out = X * self.weight
+        return out if self.bias is None else out + self.bias
+""",
+        "registers []",
+    ),
+    (
+        "affine-bias-added-when-none",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        factory = {"device": device, "dtype": dtype}
+        self.weight = nn.Parameter(torch.ones(num_features, **factory))
+        if bias:
+            self.bias = nn.Parameter(torch.zeros(num_features, **factory))
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, X):
+        return X * self.weight + self.bias
+""",
+        "Affine(5, bias=False)'s forward: it raised TypeError",
+    ),
+    (
+        "affine-random-draw-in-init",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        factory = {"device": device, "dtype": dtype}
+        self.weight = nn.Parameter(torch.randn(num_features, **factory))
+        nn.init.ones_(self.weight)
+        if bias:
+            self.bias = nn.Parameter(torch.zeros(num_features, **factory))
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, X):
+        out = X * self.weight
+        return out if self.bias is None else out + self.bias
+""",
+        "torch RNG",
+    ),
+    (
+        "affine-float32-forward",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        factory = {"device": device, "dtype": dtype}
+        self.weight = nn.Parameter(torch.ones(num_features, **factory))
+        if bias:
+            self.bias = nn.Parameter(torch.zeros(num_features, **factory))
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, X):
+        out = X.float() * self.weight.float()
+        return out if self.bias is None else out + self.bias.float()
+""",
+        "Affine(3, dtype=torch.float64)'s output is (2, 4, 3) float32 on cpu; expected (2, 4, 3) float64 on cpu",
+    ),
+    (
+        "affine-default-dtype-leak",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        if dtype is not None:
+            torch.set_default_dtype(dtype)
+        self.weight = nn.Parameter(torch.ones(num_features, device=device))
+        if bias:
+            self.bias = nn.Parameter(torch.zeros(num_features, device=device))
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, X):
+        out = X * self.weight
+        return out if self.bias is None else out + self.bias
+""",
+        "default dtype",
+    ),
+    (
+        "affine-frozen-bias",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        factory = {"device": device, "dtype": dtype}
+        self.weight = nn.Parameter(torch.ones(num_features, **factory))
+        if bias:
+            self.bias = nn.Parameter(torch.zeros(num_features, **factory), requires_grad=False)
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, X):
+        out = X * self.weight
+        return out if self.bias is None else out + self.bias
+""",
+        "Affine(5).bias does not require grad",
+    ),
+    # --- tower: more answers written differently, and more mistakes readers make ---
+    (
+        "tower-sequential-with-relus",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        blocks = []
+        for _ in range(depth):
+            blocks += [nn.Linear(width, width), nn.ReLU()]
+        self.layers = nn.Sequential(*blocks)
+
+    def forward(self, X):
+        return self.layers(X)
+""",
+        "✓ correct",
+    ),
+    (
+        "tower-module-dict-clamp",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.layers = nn.ModuleDict({f"linear{i}": nn.Linear(width, width) for i in range(depth)})
+
+    def forward(self, X):
+        for layer in self.layers.values():
+            X = layer(X).clamp(min=0)
+        return X
+""",
+        "✓ correct",
+    ),
+    (
+        "tower-reduce-in-place-relu",
+        "check_tower(Tower)",
+        """
+import functools
+
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.layers = nn.ModuleList()
+        for _ in range(depth):
+            self.layers.append(nn.Linear(width, width))
+
+    def forward(self, X):
+        return functools.reduce(lambda h, layer: F.relu(layer(h), inplace=True), self.layers, X)
+""",
+        "✓ correct",
+    ),
+    (
+        "tower-reference-itself",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(width, width) for _ in range(depth))
+
+    def forward(self, X):
+        for layer in self.layers:
+            X = torch.relu(layer(X))
+        return X
+""",
+        "✓ correct",
+    ),
+    (
+        "tower-where-relu",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(width, width) for _ in range(depth))
+
+    def forward(self, X):
+        for layer in self.layers:
+            X = layer(X)
+            X = torch.where(X > 0, X, torch.zeros_like(X))
+        return X
+""",
+        "the output differs on NaN and inf",
+    ),
+    (
+        "tower-relu-before-layer",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(width, width) for _ in range(depth))
+
+    def forward(self, X):
+        for layer in self.layers:
+            X = layer(torch.relu(X))
+        return X
+""",
+        "the output differs",
+    ),
+    (
+        "tower-extra-draw",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(width, width) for _ in range(depth))
+        self.noise_scale = torch.rand(())
+
+    def forward(self, X):
+        for layer in self.layers:
+            X = torch.relu(layer(X))
+        return X
+""",
+        "building it drew other random numbers",
+    ),
+    (
+        "tower-seeded-init",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        torch.manual_seed(0)
+        self.layers = nn.ModuleList(nn.Linear(width, width) for _ in range(depth))
+
+    def forward(self, X):
+        for layer in self.layers:
+            X = torch.relu(layer(X))
+        return X
+""",
+        "the initial values differ",
+    ),
+    (
+        "tower-reversed-list",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        layers = [nn.Linear(width, width) for _ in range(depth)]
+        self.layers = nn.ModuleList(reversed(layers))
+
+    def forward(self, X):
+        for layer in self.layers:
+            X = torch.relu(layer(X))
+        return X
+""",
+        "the initial values differ",
+    ),
+    (
+        "tower-float32-forward",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(width, width) for _ in range(depth))
+
+    def forward(self, X):
+        X = X.float()
+        for layer in self.layers:
+            X = torch.relu(layer.float()(X))
+        return X
+""",
+        "✗",
+    ),
+    (
+        "tower-grad-off-in-forward",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(width, width) for _ in range(depth))
+
+    def forward(self, X):
+        torch.set_grad_enabled(False)
+        for layer in self.layers:
+            X = torch.relu(layer(X))
+        return X
+""",
+        "grad mode",
+    ),
+    (
+        "tower-threshold-relu",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(width, width) for _ in range(depth))
+
+    def forward(self, X):
+        for layer in self.layers:
+            X = F.threshold(layer(X), 0.0, 0.0)
+        return X
+""",
+        "✓ correct",
+    ),
+    (
+        "tower-deepcopies-one-layer",
+        "check_tower(Tower)",
+        """
+import copy
+
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        first = nn.Linear(width, width)
+        self.layers = nn.ModuleList(copy.deepcopy(first) for _ in range(depth))
+
+    def forward(self, X):
+        for layer in self.layers:
+            X = torch.relu(layer(X))
+        return X
+""",
+        "the initial values differ",
+    ),
+    # --- make_positive: more answers written differently, and more mistakes readers make ---
+    (
+        "positive-softplus-beta-two",
+        "check_make_positive(make_positive)",
+        """
+def make_positive(layer):
+    return parametrize.register_parametrization(layer, "weight", nn.Softplus(beta=2.0))
+""",
+        "✓ correct",
+    ),
+    (
+        "positive-sigmoid-module",
+        "check_make_positive(make_positive)",
+        """
+class Sigmoid(nn.Module):
+    def forward(self, W):
+        return torch.sigmoid(W)
+
+def make_positive(layer):
+    parametrize.register_parametrization(layer, "weight", Sigmoid())
+    return layer
+""",
+        "✓ correct",
+    ),
+    (
+        "positive-log1p-exp",
+        "check_make_positive(make_positive)",
+        """
+class SoftplusByHand(nn.Module):
+    def forward(self, W):
+        return torch.log1p(torch.exp(W))
+
+def make_positive(layer):
+    torch.nn.utils.parametrize.register_parametrization(layer, "weight", SoftplusByHand())
+    return layer
+""",
+        "✓ correct",
+    ),
+    (
+        "positive-reference-itself",
+        "check_make_positive(make_positive)",
+        """
+def make_positive(layer):
+    parametrize.register_parametrization(layer, "weight", nn.Softplus())
+    return layer
+""",
+        "✓ correct",
+    ),
+    (
+        "positive-square",
+        "check_make_positive(make_positive)",
+        """
+class Square(nn.Module):
+    def forward(self, W):
+        return W ** 2
+
+def make_positive(layer):
+    parametrize.register_parametrization(layer, "weight", Square())
+    return layer
+""",
+        "weights are not > 0 right after make_positive",
+    ),
+    (
+        "positive-square-plus-eps",
+        "check_make_positive(make_positive)",
+        """
+class Square(nn.Module):
+    def forward(self, W):
+        return W * W + 1e-3
+
+def make_positive(layer):
+    parametrize.register_parametrization(layer, "weight", Square())
+    return layer
+""",
+        "entries get zero gradient",
+    ),
+    (
+        "positive-relu-plus-eps",
+        "check_make_positive(make_positive)",
+        """
+class ReluEps(nn.Module):
+    def forward(self, W):
+        return F.relu(W) + 1e-3
+
+def make_positive(layer):
+    parametrize.register_parametrization(layer, "weight", ReluEps())
+    return layer
+""",
+        "entries get zero gradient",
+    ),
+    (
+        "positive-exp-minus-max",
+        "check_make_positive(make_positive)",
+        """
+class StableExp(nn.Module):
+    def forward(self, W):
+        return torch.exp(W - W.max())
+
+def make_positive(layer):
+    parametrize.register_parametrization(layer, "weight", StableExp())
+    return layer
+""",
+        "map each entry on its own",
+    ),
+    (
+        "positive-new-weight-then-register",
+        "check_make_positive(make_positive)",
+        """
+def make_positive(layer):
+    layer.weight = nn.Parameter(layer.weight.detach().clone())
+    parametrize.register_parametrization(layer, "weight", nn.Softplus())
+    return layer
+""",
+        "parametrizations.weight.original is a new Parameter",
+    ),
+    (
+        "positive-unfreezes",
+        "check_make_positive(make_positive)",
+        """
+def make_positive(layer):
+    layer.requires_grad_(True)
+    parametrize.register_parametrization(layer, "weight", nn.Softplus())
+    return layer
+""",
+        "the stored weight has requires_grad=True",
+    ),
+    (
+        "positive-float32-map",
+        "check_make_positive(make_positive)",
+        """
+class Positive(nn.Module):
+    def forward(self, W):
+        return F.softplus(W.float())
+
+def make_positive(layer):
+    parametrize.register_parametrization(layer, "weight", Positive(), unsafe=True)
+    return layer
+""",
+        "layer.weight is (2, 3) float32 on cpu; expected (2, 3) float64 on cpu",
+    ),
+    (
+        "positive-eval",
+        "check_make_positive(make_positive)",
+        """
+def make_positive(layer):
+    parametrize.register_parametrization(layer, "weight", nn.Softplus())
+    return layer.eval()
+""",
+        "changed train()/eval() mode",
+    ),
+    (
+        "positive-bias-too",
+        "check_make_positive(make_positive)",
+        """
+def make_positive(layer):
+    parametrize.register_parametrization(layer, "weight", nn.Softplus())
+    if getattr(layer, "bias", None) is not None:
+        parametrize.register_parametrization(layer, "bias", nn.Softplus())
+    return layer
+""",
+        "named_parameters() has",
+    ),
+    # --- affine: more answers written differently, and more mistakes readers make ---
+    (
+        "a-inplace-intermediate",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(num_features, device=device, dtype=dtype))
+        if bias:
+            self.bias = nn.Parameter(torch.zeros(num_features, device=device, dtype=dtype))
+        else:
+            self.bias = None
+
+    def forward(self, X):
+        out = X * self.weight
+        if self.bias is not None:
+            out = out + self.bias
+        return out
+""",
+        "✓ correct",
+    ),
+    (
+        "a-bias-buffer-none",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.weight = nn.Parameter(torch.ones(num_features, **kw))
+        self.bias = nn.Parameter(torch.zeros(num_features, **kw)) if bias else None
+
+    def extra_repr(self):
+        return f"{self.weight.shape[0]}, bias={self.bias is not None}"
+
+    def forward(self, X):
+        return torch.addcmul(self.bias, X, self.weight) if self.bias is not None else X * self.weight
+""",
+        "✓ correct",
+    ),
+    # --- make_positive: more answers written differently, and more mistakes readers make ---
+    (
+        "p-exp-class-with-inverse",
+        "check_make_positive(make_positive)",
+        """
+class Exp(nn.Module):
+    def forward(self, X):
+        return X.exp()
+
+def make_positive(layer):
+    parametrize.register_parametrization(layer, "weight", Exp())
+    return layer
+""",
+        "✓ correct",
+    ),
+    (
+        "p-softplus-eps-function",
+        "check_make_positive(make_positive)",
+        """
+import torch.nn.functional as F
+class Pos(nn.Module):
+    def __init__(self, eps=1e-4):
+        super().__init__()
+        self.eps = eps
+    def forward(self, W):
+        return F.softplus(W) + self.eps
+
+def make_positive(layer):
+    parametrize.register_parametrization(layer, "weight", Pos())
+    return layer
+""",
+        "✓ correct",
+    ),
+    # --- tower: more answers written differently, and more mistakes readers make ---
+    (
+        "tower-matmul-by-hand",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(width, width) for _ in range(depth))
+
+    def forward(self, X):
+        for layer in self.layers:
+            X = (X @ layer.weight.T + layer.bias).clamp_min(0)
+        return X
+""",
+        "✓ correct",
+    ),
+    (
+        "tower-einsum",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(width, width) for _ in range(depth))
+
+    def forward(self, X):
+        for layer in self.layers:
+            X = torch.relu(torch.einsum("...i,oi->...o", X, layer.weight) + layer.bias)
+        return X
+""",
+        "✓ correct",
+    ),
+    (
+        "tower-addmm-flat",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(width, width) for _ in range(depth))
+
+    def forward(self, X):
+        shape = X.shape
+        H = X.reshape(-1, shape[-1])
+        for layer in self.layers:
+            H = torch.addmm(layer.bias, H, layer.weight.t()).relu()
+        return H.reshape(shape)
+""",
+        "✓ correct",
     ),
 ]

@@ -24,7 +24,7 @@ class BestCheckpoints:
                 (self.directory / f"step-{old}.pt").unlink(missing_ok=True)
                 del self.losses[old]
 """,
-        "✓ correct",
+        "was written in place",
     ),
     (
         "best-k-heap",
@@ -45,7 +45,7 @@ class BestCheckpoints:
             *_, worst = heapq.heappop(self.heap)
             (self.directory / f"step-{-worst}.pt").unlink()
 """,
-        "✓ correct",
+        "a step saved again",
     ),
     (
         "best-k-bisect",
@@ -66,7 +66,7 @@ class BestCheckpoints:
             *_, worst = self.kept.pop()
             (self.directory / f"step-{worst}.pt").unlink()
 """,
-        "✓ correct",
+        "a step saved again",
     ),
     (
         "best-k-nan-sorted-as-is",
@@ -541,7 +541,7 @@ class BestCheckpoints:
             (self.directory / f"step-{s}.pt").unlink()
         del self.kept[self.k :]
 """,
-        "✓ correct",
+        "a step saved again",
     ),
     (
         "verified-then-weights-only-false",
@@ -568,5 +568,603 @@ def remove_stale_temporaries(directory):
     return n
 """,
         "match the whole name",
+    ),
+]
+
+
+# Written to attack the checkers after they moved onto the harness: atomic saves written differently, and mistakes that slipped through before (a plain torch.save or write_bytes in place, a temporary file in /tmp, a step saved twice, a save that deletes first, a temporary name drawn from the global RNG, a digest read in one chunk or compared by prefix, leftovers matched by length or without the leading dot).
+CASES += [
+    (
+        "best-k-dict-by-step-save-atomically",
+        "check_best_checkpoints(BestCheckpoints)",
+        """
+class BestCheckpoints:
+    def __init__(self, directory, k):
+        self.directory, self.k, self.losses, self.saves = Path(directory), k, {}, 0
+
+    def save(self, step, val_loss, state):
+        save_atomically(state, self.directory / f"step-{step}.pt")  # the page's helper
+        self.saves += 1
+        nan = math.isnan(val_loss)
+        self.losses[step] = (nan, 0.0 if nan else val_loss, self.saves)  # a step saved again: its new loss
+        for worse in sorted(self.losses, key=self.losses.get)[self.k :]:
+            (self.directory / f"step-{worse}.pt").unlink()
+            del self.losses[worse]
+""",
+        "✓ correct",
+    ),
+    (
+        "best-k-named-temporary-file",
+        "check_best_checkpoints(BestCheckpoints)",
+        """
+class BestCheckpoints:
+    def __init__(self, directory, k):
+        self.directory, self.k, self.entries, self.count = Path(directory), k, [], 0
+
+    def save(self, step, val_loss, state):
+        path = self.directory / f"step-{step}.pt"
+        with tempfile.NamedTemporaryFile(dir=self.directory, suffix=".tmp", delete=False) as f:
+            torch.save(state, f)
+        os.replace(f.name, path)
+        self.entries = [e for e in self.entries if e[-1] != step]
+        self.count += 1
+        nan = math.isnan(val_loss)
+        self.entries.append((nan, 0.0 if nan else val_loss, self.count, step))
+        self.entries.sort()
+        for *_, worse in self.entries[self.k :]:
+            (self.directory / f"step-{worse}.pt").unlink()
+        del self.entries[self.k :]
+""",
+        "✓ correct",
+    ),
+    (
+        "best-k-partial-then-path-replace",
+        "check_best_checkpoints(BestCheckpoints)",
+        """
+import bisect
+
+
+class BestCheckpoints:
+    def __init__(self, directory, k):
+        self.directory, self.k, self.ranked, self.saved = Path(directory), k, [], 0
+
+    def save(self, step, val_loss, state):
+        final = self.directory / f"step-{step}.pt"
+        partial = final.with_name(final.name + ".partial")
+        torch.save(state, partial)
+        partial.replace(final)  # atomic: the old file or the new one
+        self.saved += 1
+        self.ranked = [r for r in self.ranked if r[3] != step]
+        bad = val_loss != val_loss
+        bisect.insort(self.ranked, (bad, 0.0 if bad else val_loss, self.saved, step))
+        while len(self.ranked) > self.k:
+            *_, worst = self.ranked.pop()
+            (self.directory / f"step-{worst}.pt").unlink()
+""",
+        "✓ correct",
+    ),
+    (
+        "best-k-os-rename-hidden-temp",
+        "check_best_checkpoints(BestCheckpoints)",
+        """
+import uuid
+
+
+class BestCheckpoints:
+    def __init__(self, directory, k):
+        self.directory, self.k = Path(directory), k
+        self.best = {}  # step -> (rank, order)
+        self.order = 0
+
+    def save(self, step, val_loss, state):
+        target = self.directory / f"step-{step}.pt"
+        temporary = self.directory / f".{target.name}.{uuid.uuid4().hex[:16]}.tmp"
+        try:
+            torch.save(state, temporary)
+            os.rename(temporary, target)
+        finally:
+            temporary.unlink(missing_ok=True)
+        self.order += 1
+        rank = (1, 0.0) if math.isnan(val_loss) else (0, val_loss)
+        self.best[step] = (rank, self.order)
+        ranked = sorted(self.best, key=lambda s: self.best[s])
+        for dropped in ranked[self.k :]:
+            del self.best[dropped]
+            (self.directory / f"step-{dropped}.pt").unlink()
+""",
+        "✓ correct",
+    ),
+    (
+        "best-k-torch-save-in-place",
+        "check_best_checkpoints(BestCheckpoints)",
+        """
+class BestCheckpoints:
+    def __init__(self, directory, k):
+        self.directory, self.k, self.losses, self.saves = Path(directory), k, {}, 0
+
+    def save(self, step, val_loss, state):
+        torch.save(state, self.directory / f"step-{step}.pt")
+        self.saves += 1
+        nan = math.isnan(val_loss)
+        self.losses[step] = (nan, 0.0 if nan else val_loss, self.saves)
+        for worse in sorted(self.losses, key=self.losses.get)[self.k :]:
+            (self.directory / f"step-{worse}.pt").unlink()
+            del self.losses[worse]
+""",
+        "was written in place",
+    ),
+    (
+        "best-k-bytes-then-write-bytes",
+        "check_best_checkpoints(BestCheckpoints)",
+        """
+class BestCheckpoints:
+    def __init__(self, directory, k):
+        self.directory, self.k, self.losses, self.saves = Path(directory), k, {}, 0
+
+    def save(self, step, val_loss, state):
+        buffer = io.BytesIO()
+        torch.save(state, buffer)  # serialize first: a pickling error leaves the file alone
+        (self.directory / f"step-{step}.pt").write_bytes(buffer.getvalue())
+        self.saves += 1
+        nan = math.isnan(val_loss)
+        self.losses[step] = (nan, 0.0 if nan else val_loss, self.saves)
+        for worse in sorted(self.losses, key=self.losses.get)[self.k :]:
+            (self.directory / f"step-{worse}.pt").unlink()
+            del self.losses[worse]
+""",
+        "was written in place",
+    ),
+    (
+        "best-k-system-temp-then-move",
+        "check_best_checkpoints(BestCheckpoints)",
+        """
+import shutil
+
+
+class BestCheckpoints:
+    def __init__(self, directory, k):
+        self.directory, self.k, self.losses, self.saves = Path(directory), k, {}, 0
+
+    def save(self, step, val_loss, state):
+        fd, temporary = tempfile.mkstemp(suffix=".pt")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                torch.save(state, f)
+            shutil.move(temporary, self.directory / f"step-{step}.pt")
+        finally:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+        self.saves += 1
+        nan = math.isnan(val_loss)
+        self.losses[step] = (nan, 0.0 if nan else val_loss, self.saves)
+        for worse in sorted(self.losses, key=self.losses.get)[self.k :]:
+            (self.directory / f"step-{worse}.pt").unlink()
+            del self.losses[worse]
+""",
+        "not beside the checkpoint",
+    ),
+    (
+        "best-k-heap-atomic-duplicate-step",
+        "check_best_checkpoints(BestCheckpoints)",
+        """
+import heapq
+
+
+class BestCheckpoints:
+    def __init__(self, directory, k):
+        self.directory, self.k, self.heap = Path(directory), k, []  # worst on top
+
+    def save(self, step, val_loss, state):
+        save_atomically(state, self.directory / f"step-{step}.pt")
+        nan = val_loss != val_loss
+        heapq.heappush(self.heap, (-nan, 0.0 if nan else -val_loss, -step))
+        if len(self.heap) > self.k:
+            *_, worst = heapq.heappop(self.heap)
+            (self.directory / f"step-{-worst}.pt").unlink()
+""",
+        "a step saved again",
+    ),
+    (
+        "best-k-deletes-before-saving",
+        "check_best_checkpoints(BestCheckpoints)",
+        """
+class BestCheckpoints:
+    def __init__(self, directory, k):
+        self.directory, self.k, self.losses, self.saves = Path(directory), k, {}, 0
+
+    def save(self, step, val_loss, state):
+        self.saves += 1
+        nan = math.isnan(val_loss)
+        self.losses[step] = (nan, 0.0 if nan else val_loss, self.saves)
+        for worse in sorted(self.losses, key=self.losses.get)[self.k :]:  # make room first
+            (self.directory / f"step-{worse}.pt").unlink(missing_ok=True)
+            del self.losses[worse]
+        if step in self.losses:
+            save_atomically(state, self.directory / f"step-{step}.pt")
+""",
+        "delete the worse checkpoints only after the new one is safely written",
+    ),
+    (
+        "best-k-random-temp-name",
+        "check_best_checkpoints(BestCheckpoints)",
+        """
+class BestCheckpoints:
+    def __init__(self, directory, k):
+        self.directory, self.k, self.losses, self.saves = Path(directory), k, {}, 0
+
+    def save(self, step, val_loss, state):
+        path = self.directory / f"step-{step}.pt"
+        temporary = path.with_name(f".{path.name}.{random.getrandbits(64):016x}.tmp")
+        torch.save(state, temporary)
+        os.replace(temporary, path)
+        self.saves += 1
+        nan = math.isnan(val_loss)
+        self.losses[step] = (nan, 0.0 if nan else val_loss, self.saves)
+        for worse in sorted(self.losses, key=self.losses.get)[self.k :]:
+            (self.directory / f"step-{worse}.pt").unlink()
+            del self.losses[worse]
+""",
+        "Python RNG",
+    ),
+    (
+        "best-k-keeps-first-loss-of-a-step",
+        "check_best_checkpoints(BestCheckpoints)",
+        """
+class BestCheckpoints:
+    def __init__(self, directory, k):
+        self.directory, self.k, self.losses, self.saves = Path(directory), k, {}, 0
+
+    def save(self, step, val_loss, state):
+        save_atomically(state, self.directory / f"step-{step}.pt")
+        self.saves += 1
+        nan = math.isnan(val_loss)
+        self.losses.setdefault(step, (nan, 0.0 if nan else val_loss, self.saves))
+        for worse in sorted(self.losses, key=self.losses.get)[self.k :]:
+            (self.directory / f"step-{worse}.pt").unlink()
+            del self.losses[worse]
+""",
+        "with its new loss",
+    ),
+    (
+        "best-k-old-reference-in-place",
+        "check_best_checkpoints(BestCheckpoints)",
+        """
+class BestCheckpoints:
+    def __init__(self, directory, k):
+        self.directory, self.k = Path(directory), k
+        self.kept = []
+
+    def save(self, step, val_loss, state):
+        path = self.directory / f"step-{step}.pt"
+        torch.save(state, path)
+        rank = (True, 0.0) if math.isnan(val_loss) else (False, val_loss)
+        self.kept = sorted(self.kept + [(rank, path)], key=lambda item: item[0])
+        for _, worse_path in self.kept[self.k :]:
+            worse_path.unlink()
+        self.kept = self.kept[: self.k]
+""",
+        "deleting the older entry's file deletes the new checkpoint too",
+    ),
+    (
+        "verified-bytes-once-from-memory",
+        "check_load_verified(load_verified)",
+        """
+def load_verified(path):
+    data = path.read_bytes()  # read once: what was hashed is what is loaded
+    expected = Path(str(path) + ".sha256").read_text().strip()
+    if hashlib.sha256(data).hexdigest() != expected:
+        raise ValueError("checksum mismatch")
+    return torch.load(io.BytesIO(data), weights_only=True)
+""",
+        "✓ correct",
+    ),
+    (
+        "verified-iter-chunks-split",
+        "check_load_verified(load_verified)",
+        """
+def load_verified(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 16), b""):
+            digest.update(chunk)
+    with open(f"{path}.sha256") as f:
+        expected = f.read().split()[0]
+    if not hmac.compare_digest(digest.hexdigest(), expected.lower()):
+        raise ValueError(f"{path} failed verification")
+    return torch.load(path, map_location="cpu", weights_only=True)
+""",
+        "✓ correct",
+    ),
+    (
+        "verified-fromhex-bytes",
+        "check_load_verified(load_verified)",
+        """
+def load_verified(path):
+    sidecar = path.parent / (path.name + ".sha256")
+    if not sidecar.is_file():
+        raise FileNotFoundError(f"no digest for {path.name}")
+    want = bytes.fromhex(sidecar.read_text().strip())
+    with open(path, "rb") as f:
+        got = hashlib.file_digest(f, "sha256").digest()
+    if got != want:
+        raise ValueError("SHA-256 mismatch")
+    return torch.load(path, weights_only=True)
+""",
+        "✓ correct",
+    ),
+    (
+        "verified-first-chunk-only",
+        "check_load_verified(load_verified)",
+        """
+def load_verified(path):
+    with open(path, "rb") as f:
+        actual = hashlib.sha256(f.read(1 << 16)).hexdigest()
+    expected = path.with_name(path.name + ".sha256").read_text().strip()
+    if actual != expected:
+        raise ValueError("digest mismatch")
+    return torch.load(path, weights_only=True)
+""",
+        "hash the file's bytes, all of them",
+    ),
+    (
+        "verified-chunk-loop-rebinds",
+        "check_load_verified(load_verified)",
+        """
+def load_verified(path):
+    with open(path, "rb") as f:
+        while chunk := f.read(8192):
+            actual = hashlib.sha256(chunk)  # a new hash per chunk: only the last one counts
+    expected = path.with_name(path.name + ".sha256").read_text().strip()
+    if actual.hexdigest() != expected:
+        raise ValueError("digest mismatch")
+    return torch.load(path, weights_only=True)
+""",
+        "hash the file's bytes, all of them",
+    ),
+    (
+        "verified-startswith",
+        "check_load_verified(load_verified)",
+        """
+def load_verified(path):
+    expected = path.with_name(path.name + ".sha256").read_text().strip()
+    if not sha256_of(path).startswith(expected):
+        raise ValueError("digest mismatch")
+    return torch.load(path, weights_only=True)
+""",
+        "compare the whole digest",
+    ),
+    (
+        "verified-first-32-digits",
+        "check_load_verified(load_verified)",
+        """
+def load_verified(path):
+    expected = path.with_name(path.name + ".sha256").read_text().strip()
+    if sha256_of(path)[:32] != expected[:32]:  # 128 bits are plenty against accidents
+        raise ValueError("digest mismatch")
+    return torch.load(path, weights_only=True)
+""",
+        "compare the whole digest",
+    ),
+    (
+        "verified-trust-on-first-use",
+        "check_load_verified(load_verified)",
+        r"""
+def load_verified(path):
+    sidecar = path.with_name(path.name + ".sha256")
+    if not sidecar.exists():
+        sidecar.write_text(sha256_of(path) + "\n")  # first sight: remember it
+    if sha256_of(path) != sidecar.read_text().strip():
+        raise ValueError("digest mismatch")
+    return torch.load(path, weights_only=True)
+""",
+        "refuse what you cannot verify",
+    ),
+    (
+        "verified-substring",
+        "check_load_verified(load_verified)",
+        """
+def load_verified(path):
+    expected = path.with_name(path.name + ".sha256").read_text()
+    if expected.strip() not in sha256_of(path):
+        raise ValueError("digest mismatch")
+    return torch.load(path, weights_only=True)
+""",
+        "compare the whole digest",
+    ),
+    (
+        "verified-chdir",
+        "check_load_verified(load_verified)",
+        """
+def load_verified(path):
+    os.chdir(path.parent)
+    expected = Path(path.name + ".sha256").read_text().strip()
+    if sha256_of(path.name) != expected:
+        raise ValueError("digest mismatch")
+    return torch.load(path.name, weights_only=True)
+""",
+        "working directory",
+    ),
+    (
+        "verified-assert",
+        "check_load_verified(load_verified)",
+        """
+def load_verified(path):
+    expected = path.with_name(path.name + ".sha256").read_text().strip()
+    assert sha256_of(path) == expected, "digest mismatch"
+    return torch.load(path, weights_only=True)
+""",
+        "raise ValueError for a digest mismatch, not AssertionError",
+    ),
+    (
+        "stale-scandir-rpartition",
+        "check_remove_stale_temporaries(remove_stale_temporaries)",
+        """
+def remove_stale_temporaries(directory):
+    count = 0
+    for entry in os.scandir(directory):
+        name = entry.name
+        if not (entry.is_file() and name.startswith(".") and name.endswith(".tmp")):
+            continue
+        stem, _, token = name[1:-4].rpartition(".")
+        if stem and len(token) == 16 and all(c in "0123456789abcdef" for c in token):
+            os.remove(entry.path)
+            count += 1
+    return count
+""",
+        "✓ correct",
+    ),
+    (
+        "stale-glob-then-fullmatch",
+        "check_remove_stale_temporaries(remove_stale_temporaries)",
+        r"""
+def remove_stale_temporaries(directory):
+    leftover = re.compile(r"\.(?P<name>.+)\.(?P<token>[0-9a-f]{16})\.tmp")
+    paths = [p for p in Path(directory).glob(".*.tmp") if p.is_file() and leftover.fullmatch(p.name)]
+    for p in paths:
+        p.unlink()
+    return len(paths)
+""",
+        "✓ correct",
+    ),
+    (
+        "stale-anchored-match",
+        "check_remove_stale_temporaries(remove_stale_temporaries)",
+        r"""
+def remove_stale_temporaries(directory):
+    removed = 0
+    for name in sorted(os.listdir(directory)):
+        path = os.path.join(directory, name)
+        if re.match(r"^\.[^/]+\.[0-9a-f]{16}\.tmp$", name) and os.path.isfile(path):
+            os.unlink(path)
+            removed += 1
+    return removed
+""",
+        "✓ correct",
+    ),
+    (
+        "stale-sixteen-or-more",
+        "check_remove_stale_temporaries(remove_stale_temporaries)",
+        r"""
+def remove_stale_temporaries(directory):
+    pattern = re.compile(r"\..+\.[0-9a-f]{16,}\.tmp")
+    removed = 0
+    for path in Path(directory).iterdir():
+        if pattern.fullmatch(path.name) and path.is_file():
+            path.unlink()
+            removed += 1
+    return removed
+""",
+        "a 17-digit look-alike",
+    ),
+    (
+        "stale-word-characters",
+        "check_remove_stale_temporaries(remove_stale_temporaries)",
+        r"""
+def remove_stale_temporaries(directory):
+    pattern = re.compile(r"\..+\.\w{16}\.tmp")
+    removed = 0
+    for path in Path(directory).iterdir():
+        if pattern.fullmatch(path.name) and path.is_file():
+            path.unlink()
+            removed += 1
+    return removed
+""",
+        "16 characters that are not hex digits",
+    ),
+    (
+        "stale-no-leading-dot",
+        "check_remove_stale_temporaries(remove_stale_temporaries)",
+        r"""
+def remove_stale_temporaries(directory):
+    removed = 0
+    for path in Path(directory).iterdir():
+        if re.search(r"\.[0-9a-f]{16}\.tmp$", path.name) and path.is_file():
+            path.unlink()
+            removed += 1
+    return removed
+""",
+        "without the leading dot",
+    ),
+    (
+        "stale-length-only",
+        "check_remove_stale_temporaries(remove_stale_temporaries)",
+        """
+def remove_stale_temporaries(directory):
+    removed = 0
+    for path in Path(directory).glob(".*.tmp"):
+        parts = path.name.split(".")
+        if len(parts) >= 4 and len(parts[-2]) == 16 and path.is_file():
+            path.unlink()
+            removed += 1
+    return removed
+""",
+        "16 characters that are not hex digits",
+    ),
+    (
+        "stale-chdir-glob",
+        "check_remove_stale_temporaries(remove_stale_temporaries)",
+        r"""
+import glob
+
+
+def remove_stale_temporaries(directory):
+    os.chdir(directory)
+    removed = 0
+    for name in glob.glob(".*.tmp"):
+        if re.fullmatch(r"\..+\.[0-9a-f]{16}\.tmp", name) and os.path.isfile(name):
+            os.remove(name)
+            removed += 1
+    return removed
+""",
+        "working directory",
+    ),
+    (
+        "stale-hexdigits-any-case-17",
+        "check_remove_stale_temporaries(remove_stale_temporaries)",
+        """
+import string
+
+
+def remove_stale_temporaries(directory):
+    removed = 0
+    for path in Path(directory).iterdir():
+        name = path.name
+        if name.startswith(".") and name.endswith(".tmp") and path.is_file():
+            token = name[:-4].rsplit(".", 1)[-1]
+            if len(token) >= 16 and all(c in string.hexdigits for c in token):
+                path.unlink()
+                removed += 1
+    return removed
+""",
+        "a 17-digit look-alike",
+    ),
+    (
+        "stale-counts-matches-not-removals",
+        "check_remove_stale_temporaries(remove_stale_temporaries)",
+        r"""
+def remove_stale_temporaries(directory):
+    pattern = re.compile(r"\..+\.[0-9a-f]{16}\.tmp")
+    matches = [p for p in Path(directory).iterdir() if pattern.fullmatch(p.name)]
+    for p in matches:
+        if p.is_file():
+            p.unlink()
+    return len(matches)
+""",
+        "expected the count",
+    ),
+    (
+        "stale-deletes-empty-leftovers-only-if-nonempty",
+        "check_remove_stale_temporaries(remove_stale_temporaries)",
+        r"""
+def remove_stale_temporaries(directory):
+    pattern = re.compile(r"\..+\.[0-9a-f]{16}\.tmp")
+    removed = 0
+    for path in Path(directory).iterdir():
+        if pattern.fullmatch(path.name) and path.is_file() and path.stat().st_size > 0:
+            path.unlink()  # an empty one may be a save just starting
+            removed += 1
+    return removed
+""",
+        "a 17-digit look-alike",
     ),
 ]

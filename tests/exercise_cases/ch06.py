@@ -918,3 +918,716 @@ def log_losses(step, num_steps, device):
         "✓ correct",
     ),
 ]
+
+# Written to attack the checkers after they moved onto the harness: right answers that the old checkers refused or hung on (pinned non_blocking copies with one synchronize after the loop, an event polled in a loop), and mistakes that slipped through (a default device, TF32, cuDNN or thread setting left behind, NumPy arrays turned into tensors, floats cast to float32, NaN cleaned, a synchronize or an event waited for every step, cards whose queues end at different times).
+CASES += [
+    (
+        "accel-string-device",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    count = torch.accelerator.device_count() if torch.accelerator.is_available() else 0
+    if 0 <= i < count:
+        kind = torch.accelerator.current_accelerator().type
+        return torch.device(f"{kind}:{i}")
+    return torch.device("cpu")
+""",
+        "✓ correct",
+    ),
+    (
+        "accel-device-module",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    if not torch.accelerator.is_available():
+        return torch.device("cpu")
+    kind = torch.accelerator.current_accelerator().type
+    if i < torch.get_device_module(kind).device_count():
+        return torch.device(kind, i)
+    return torch.device("cpu")
+""",
+        "✓ correct",
+    ),
+    (
+        "accel-each-backend",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    for kind, module in (("cuda", torch.cuda), ("xpu", torch.xpu)):
+        if module.is_available() and i < module.device_count():
+            return torch.device(kind, i)
+    if torch.backends.mps.is_available() and i < torch.mps.device_count():
+        return torch.device("mps", i)
+    return torch.device("cpu")
+""",
+        "✓ correct",
+    ),
+    (
+        "accel-makes-it-the-default",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    if torch.accelerator.device_count() > i:
+        chosen = torch.device(torch.accelerator.current_accelerator().type, i)
+    else:
+        chosen = torch.device("cpu")
+    torch.set_default_device(chosen)  # new tensors land there too
+    return chosen
+""",
+        "default device",
+    ),
+    (
+        "accel-enables-tf32",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    if torch.accelerator.device_count() > i:
+        torch.set_float32_matmul_precision("high")  # TF32 on a GPU
+        return torch.device(torch.accelerator.current_accelerator().type, i)
+    return torch.device("cpu")
+""",
+        "float32 matmul precision",
+    ),
+    (
+        "accel-cudnn-benchmark",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    if torch.accelerator.device_count() > i:
+        torch.backends.cudnn.benchmark = True  # a GPU: let cuDNN pick its fastest kernels
+        return torch.device(torch.accelerator.current_accelerator().type, i)
+    return torch.device("cpu")
+""",
+        "cuDNN flags",
+    ),
+    (
+        "accel-cached",
+        "check_try_accelerator(try_accelerator)",
+        """
+import functools
+
+
+@functools.lru_cache
+def try_accelerator(i=0):
+    if torch.accelerator.device_count() > i:
+        return torch.device(torch.accelerator.current_accelerator().type, i)
+    return torch.device("cpu")
+""",
+        "✗ on a machine with",
+    ),
+    (
+        "accel-off-by-one",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    if torch.accelerator.is_available() and torch.accelerator.device_count() >= i:
+        return torch.device(torch.accelerator.current_accelerator().type, i)
+    return torch.device("cpu")
+""",
+        "that device does not exist",
+    ),
+    (
+        "accel-current-index",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    if torch.accelerator.device_count() > i:
+        kind = torch.accelerator.current_accelerator().type
+        return torch.device(kind, torch.accelerator.current_device_index())
+    return torch.device("cpu")
+""",
+        "put the index i into the device",
+    ),
+    (
+        "accel-forgets-xpu",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    if torch.cuda.is_available() and i < torch.cuda.device_count():
+        return torch.device("cuda", i)
+    if torch.backends.mps.is_available() and i < torch.mps.device_count():
+        return torch.device("mps", i)
+    return torch.device("cpu")
+""",
+        "rather than torch.cuda",
+    ),
+    (
+        "accel-no-index-for-zero",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    if torch.accelerator.device_count() > i:
+        kind = torch.accelerator.current_accelerator().type
+        return torch.device(kind) if i == 0 else torch.device(kind, i)
+    return torch.device("cpu")
+""",
+        "put the index i into the device",
+    ),
+    (
+        "to-device-singledispatch",
+        "check_to_device(to_device)",
+        """
+from functools import singledispatch
+
+
+def to_device(batch, device, non_blocking=False):
+    @singledispatch
+    def move(value):
+        return value
+
+    @move.register
+    def _(value: torch.Tensor):
+        return value.to(device, non_blocking=non_blocking)
+
+    @move.register
+    def _(value: dict):
+        return type(value)((k, move(v)) for k, v in value.items())
+
+    @move.register
+    def _(value: list):
+        return type(value)(move(v) for v in value)
+
+    @move.register
+    def _(value: tuple):
+        items = [move(v) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+
+    return move(batch)
+""",
+        "✓ correct",
+    ),
+    (
+        "to-device-abc-sequence",
+        "check_to_device(to_device)",
+        """
+from collections.abc import Mapping, Sequence
+
+
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device=device, non_blocking=non_blocking)
+    if isinstance(batch, Mapping):
+        return type(batch)({k: to_device(v, device, non_blocking) for k, v in batch.items()})
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device(v, device, non_blocking) for v in batch))
+    if isinstance(batch, Sequence) and not isinstance(batch, (str, bytes)):
+        return type(batch)(to_device(v, device, non_blocking) for v in batch)
+    return batch
+""",
+        "✓ correct",
+    ),
+    (
+        "to-device-copy-and-replace",
+        "check_to_device(to_device)",
+        """
+import copy
+
+
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        moved = copy.copy(batch)  # the same mapping type, a defaultdict too
+        for key, value in batch.items():
+            moved[key] = to_device(value, device, non_blocking)
+        return moved
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return batch._replace(
+            **{f: to_device(getattr(batch, f), device, non_blocking) for f in batch._fields}
+        )
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device, non_blocking) for v in batch)
+    return batch
+""",
+        "✓ correct",
+    ),
+    (
+        "to-device-arrays-become-tensors",
+        "check_to_device(to_device)",
+        """
+import numpy as np
+
+
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, np.ndarray):
+        batch = torch.from_numpy(batch)  # a DataLoader would have made it a tensor anyway
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        return type(batch)((k, to_device(v, device, non_blocking)) for k, v in batch.items())
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device(v, device, non_blocking) for v in batch))
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device, non_blocking) for v in batch)
+    return batch
+""",
+        "a NumPy array too",
+    ),
+    (
+        "to-device-floats-to-float32",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        if batch.is_floating_point():
+            batch = batch.float()  # the model's dtype
+        return batch.to(device, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        return type(batch)((k, to_device(v, device, non_blocking)) for k, v in batch.items())
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device(v, device, non_blocking) for v in batch))
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device, non_blocking) for v in batch)
+    return batch
+""",
+        "keep each tensor's dtype",
+    ),
+    (
+        "to-device-cleans-nan",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        if batch.is_floating_point():
+            batch = torch.nan_to_num(batch)  # no NaN reaches the model
+        return batch.to(device, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        return type(batch)((k, to_device(v, device, non_blocking)) for k, v in batch.items())
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device(v, device, non_blocking) for v in batch))
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device, non_blocking) for v in batch)
+    return batch
+""",
+        "has other values",
+    ),
+    (
+        "to-device-sets-default-device",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    torch.set_default_device(device)  # whatever the loop creates lands there too
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        return type(batch)((k, to_device(v, device, non_blocking)) for k, v in batch.items())
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device(v, device, non_blocking) for v in batch))
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device, non_blocking) for v in batch)
+    return batch
+""",
+        "default device",
+    ),
+    (
+        "to-device-floating-only",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        if not batch.is_floating_point():
+            return batch  # ids and masks stay where they are
+        return batch.to(device, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        return type(batch)((k, to_device(v, device, non_blocking)) for k, v in batch.items())
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device(v, device, non_blocking) for v in batch))
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device, non_blocking) for v in batch)
+    return batch
+""",
+        "recurse into dict values",
+    ),
+    (
+        "to-device-tuple-from-list",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        return type(batch)((k, to_device(v, device, non_blocking)) for k, v in batch.items())
+    if isinstance(batch, list):
+        return [to_device(v, device, non_blocking) for v in batch]
+    if isinstance(batch, tuple):
+        return tuple(to_device(v, device, non_blocking) for v in batch)
+    return batch
+""",
+        "a namedtuple",
+    ),
+    (
+        "to-device-dict-comprehension",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        return {k: to_device(v, device, non_blocking) for k, v in batch.items()}
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device(v, device, non_blocking) for v in batch))
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device, non_blocking) for v in batch)
+    return batch
+""",
+        "so an OrderedDict stays one",
+    ),
+    (
+        "to-device-clone-detach",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        return batch.detach().clone().to(device, non_blocking=non_blocking)  # a private copy
+    if isinstance(batch, dict):
+        return type(batch)((k, to_device(v, device, non_blocking)) for k, v in batch.items())
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(to_device(v, device, non_blocking) for v in batch))
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device, non_blocking) for v in batch)
+    return batch
+""",
+        "don't detach",
+    ),
+    (
+        "time-device-events-elapsed",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    if device.type == "cpu":
+        start = time.perf_counter()
+        fn()
+        return time.perf_counter() - start
+    torch.accelerator.synchronize(device)
+    start = torch.Event(device=device, enable_timing=True)
+    end = torch.Event(device=device, enable_timing=True)
+    start.record()
+    fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) / 1000
+""",
+        "✓ correct",
+    ),
+    (
+        "time-waits-for-every-card",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    def wait():
+        if device.type != "cpu":
+            for index in range(torch.accelerator.device_count()):
+                torch.accelerator.synchronize(index)
+
+    wait()
+    start = time.perf_counter()
+    fn()
+    wait()
+    return time.perf_counter() - start
+""",
+        "✓ correct",
+    ),
+    (
+        "time-polls-an-event",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    accelerated = device.type != "cpu"
+    if accelerated:
+        torch.accelerator.synchronize(device)
+    start = time.perf_counter()
+    fn()
+    if accelerated:
+        done = torch.Event(device=device)
+        done.record()
+        while not done.query():  # spin: no sleep granularity in the measurement
+            pass
+    return time.perf_counter() - start
+""",
+        "✓ correct",
+    ),
+    (
+        "time-one-thread",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    torch.set_num_threads(1)  # steadier CPU timings
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    start = time.perf_counter()
+    fn()
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    return time.perf_counter() - start
+""",
+        "number of threads",
+    ),
+    (
+        "time-cudnn-benchmark",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    torch.backends.cudnn.benchmark = True  # time the tuned kernels
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    start = time.perf_counter()
+    fn()
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    return time.perf_counter() - start
+""",
+        "cuDNN flags",
+    ),
+    (
+        "time-process-time",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    start = time.process_time()
+    fn()
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    return time.process_time() - start
+""",
+        "read the clock with time.perf_counter()",
+    ),
+    (
+        "time-sync-current-then-device",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    if device.type != "cpu":
+        torch.accelerator.synchronize()  # whatever is running
+    start = time.perf_counter()
+    fn()
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    return time.perf_counter() - start
+""",
+        "work queued before the call was counted",
+    ),
+    (
+        "time-sync-if-available",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    if torch.accelerator.is_available():
+        torch.accelerator.synchronize(device)
+    start = time.perf_counter()
+    fn()
+    if torch.accelerator.is_available():
+        torch.accelerator.synchronize(device)
+    return time.perf_counter() - start
+""",
+        "time_call raised",
+    ),
+    (
+        "time-nanoseconds",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    start = time.perf_counter_ns()
+    fn()
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    return time.perf_counter_ns() - start
+""",
+        "that looks like milliseconds",
+    ),
+    (
+        "time-timeit-no-sync",
+        "check_time_call(time_call)",
+        """
+import timeit
+
+
+def time_call(fn, device):
+    return timeit.timeit(fn, number=1)
+""",
+        "perf_counter",
+    ),
+    (
+        "time-mean-of-five-calls",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    start = time.perf_counter()
+    for _ in range(5):
+        fn()
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    return time.perf_counter() - start  # forgot to divide by 5
+""",
+        "you timed 5 calls together",
+    ),
+    (
+        "log-pinned-non-blocking-then-sync",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    host = torch.empty(num_steps, pin_memory=True)
+    for i in range(num_steps):
+        host[i].copy_(step().detach(), non_blocking=True)  # queued: the host does not wait
+    torch.accelerator.synchronize()  # one wait, after the loop
+    return host.tolist()
+""",
+        "✓ correct",
+    ),
+    (
+        "log-to-cpu-non-blocking-list",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    pending = [step().detach().to("cpu", non_blocking=True) for _ in range(num_steps)]
+    torch.cuda.synchronize(device)
+    return [float(loss) for loss in pending]
+""",
+        "✓ correct",
+    ),
+    (
+        "log-pinned-then-event",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    host = torch.zeros(num_steps).pin_memory()
+    for i in range(num_steps):
+        host[i].copy_(step().detach(), non_blocking=True)
+    done = torch.cuda.Event()
+    done.record()
+    done.synchronize()
+    return [float(x) for x in host]
+""",
+        "✓ correct",
+    ),
+    (
+        "log-stream-synchronize",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    losses = torch.stack([step().detach().float() for _ in range(num_steps)])
+    host = losses.to("cpu", non_blocking=True)
+    torch.cuda.current_stream(device).synchronize()
+    return host.tolist()
+""",
+        "✓ correct",
+    ),
+    (
+        "log-synchronize-every-step",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    host = torch.empty(num_steps, pin_memory=True)
+    for i in range(num_steps):
+        host[i].copy_(step().detach(), non_blocking=True)
+        torch.accelerator.synchronize()  # make sure the copy has landed
+    return host.tolist()
+""",
+        "waited for the device during the loop",
+    ),
+    (
+        "log-pinned-never-synchronized",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    host = torch.empty(num_steps, pin_memory=True)
+    for i in range(num_steps):
+        host[i].copy_(step().detach(), non_blocking=True)
+    return host.tolist()
+""",
+        "read before synchronizing",
+    ),
+    (
+        "log-non-blocking-into-pageable",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    host = torch.empty(num_steps)  # not pinned: each copy waits after all
+    for i in range(num_steps):
+        host[i].copy_(step().detach(), non_blocking=True)
+    torch.accelerator.synchronize()
+    return host.tolist()
+""",
+        "copied to the host during the loop",
+    ),
+    (
+        "log-event-synchronize-each-step",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    losses = []
+    for _ in range(num_steps):
+        losses.append(step().detach())
+        done = torch.cuda.Event()
+        done.record()
+        done.synchronize()  # keep the queue short
+    return torch.stack(losses).tolist()
+""",
+        "waited for the device during the loop",
+    ),
+    (
+        "log-cuda-synchronize-each-step",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    losses = []
+    for _ in range(num_steps):
+        losses.append(step().detach())
+        torch.cuda.synchronize()  # so the timing of each step is honest
+    return torch.stack(losses).tolist()
+""",
+        "synchronize after every step",
+    ),
+    (
+        "log-nan-to-zero",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    losses = torch.stack([step().detach() for _ in range(num_steps)])
+    return torch.nan_to_num(losses, nan=0.0, posinf=0.0).tolist()  # plots cannot show NaN
+""",
+        "not the losses step() returned",
+    ),
+    (
+        "log-bfloat16-log",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    log = torch.empty(num_steps, dtype=torch.bfloat16, device=device)  # half the memory
+    for i in range(num_steps):
+        log[i] = step().detach()
+    return log.tolist()
+""",
+        "not the losses step() returned",
+    ),
+    (
+        "log-stack-non-blocking-no-sync",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    losses = torch.stack([step().detach() for _ in range(num_steps)])
+    return losses.to("cpu", non_blocking=True).tolist()
+""",
+        "read before synchronizing",
+    ),
+    (
+        "log-stop-at-nan",
+        "check_log_losses(log_losses)",
+        """
+def log_losses(step, num_steps, device):
+    losses = []
+    for _ in range(num_steps):
+        loss = step().detach()
+        losses.append(loss)
+        if torch.isnan(loss):  # a diverged run: no point going on
+            break
+    return torch.stack(losses).tolist()
+""",
+        "copied to the host during the loop",
+    ),
+]

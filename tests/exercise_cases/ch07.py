@@ -681,3 +681,568 @@ class TrainOnlyMean(nn.Module):
         "inference tensor",
     ),
 ]
+
+# Written to attack the checkers after they moved onto the harness: answers written differently (one float64 reduction, an int64 count, nn.Buffer, torch.lerp under a no_grad method), and mistakes that slipped through before (a count in bfloat16, a mean times the rows on an empty batch, nansum, grad mode left off, empty batches skipped on one rank, a float32 mean into a bfloat16 buffer, a prefix matched without its dot, _orig_mod. stripped too, a wrapper's root version kept).
+CASES += [
+    (
+        "global-float64-packed",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    with torch.no_grad():
+        # one reduction; float64 holds every count exactly
+        packed = torch.cat([x.double().sum(dim=0), torch.tensor([float(len(x))], dtype=torch.float64)])
+        all_reduce(packed)
+        tracker.total += packed[:-1].to(tracker.total.dtype)
+        tracker.count += packed[-1].to(tracker.count.dtype)
+""",
+        "✓ correct",
+    ),
+    (
+        "global-int64-rows",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    sums = x.detach().float().sum(0)
+    rows = torch.tensor(x.shape[0], dtype=torch.int64)
+    all_reduce(sums)
+    all_reduce(rows)
+    with torch.no_grad():
+        tracker.total.add_(sums)
+        tracker.count.add_(rows)
+""",
+        "✓ correct",
+    ),
+    (
+        "global-two-async-waits",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    x = x.detach()
+    sums = x.sum(dim=0, dtype=torch.float32)
+    rows = torch.full((), len(x), dtype=torch.float32)
+    works = [all_reduce(sums, async_op=True), all_reduce(rows, async_op=True)]
+    for work in works:
+        work.wait()
+    tracker.total += sums
+    tracker.count += rows
+""",
+        "✓ correct",
+    ),
+    (
+        "global-float32-cat",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    with torch.no_grad():
+        increment = torch.cat([x.sum(0).float(), torch.tensor([len(x)], dtype=torch.float32)])
+        all_reduce(increment)
+        tracker.total += increment[:-1]
+        tracker.count += increment[-1]
+""",
+        "✓ correct",
+    ),
+    (
+        "global-old-reference-count-in-x-dtype",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    with torch.no_grad():
+        batch = torch.cat([x.sum(dim=0), x.new_tensor([len(x)])])
+        all_reduce(batch)
+        tracker.total += batch[:-1]
+        tracker.count += batch[-1]
+""",
+        "went through a bfloat16 tensor",
+    ),
+    (
+        "global-mean-times-rows",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    with torch.no_grad():
+        sums = x.mean(dim=0) * len(x)
+        rows = torch.tensor(float(len(x)))
+        all_reduce(sums)
+        all_reduce(rows)
+        tracker.total += sums
+        tracker.count += rows
+""",
+        "an empty batch has no mean",
+    ),
+    (
+        "global-nansum",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    with torch.no_grad():
+        sums = torch.nansum(x.float(), dim=0)  # one bad value must not poison the statistic
+        rows = torch.tensor(float(len(x)))
+        all_reduce(sums)
+        all_reduce(rows)
+        tracker.total += sums
+        tracker.count += rows
+""",
+        "belongs in the total",
+    ),
+    (
+        "global-grad-off-for-good",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    torch.set_grad_enabled(False)  # buffers need no gradients
+    sums = x.float().sum(dim=0)
+    rows = torch.tensor(float(len(x)))
+    all_reduce(sums)
+    all_reduce(rows)
+    tracker.total += sums
+    tracker.count += rows
+""",
+        "grad mode",
+    ),
+    (
+        "global-skips-empty-batches",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    if len(x) == 0:
+        return  # nothing to add
+    with torch.no_grad():
+        sums = x.float().sum(dim=0)
+        rows = torch.tensor(float(len(x)))
+        all_reduce(sums)
+        all_reduce(rows)
+        tracker.total += sums
+        tracker.count += rows
+""",
+        "the same number of times",
+    ),
+    (
+        "global-overwrites-count",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    with torch.no_grad():
+        sums = x.float().sum(dim=0)
+        rows = torch.tensor(float(len(x)))
+        all_reduce(sums)
+        all_reduce(rows)
+        tracker.total += sums
+        tracker.count.fill_(rows)  # the number of rows seen
+""",
+        "count is",
+    ),
+    (
+        "global-centres-x-in-place",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    with torch.no_grad():
+        rows = torch.tensor(float(len(x)))
+        all_reduce(rows)
+        sums = x.float().sum(dim=0)
+        all_reduce(sums)
+        tracker.total += sums
+        tracker.count += rows
+        x.sub_(x.mean(dim=0))  # hand the model a centred batch
+""",
+        "changed the batch x in place",
+    ),
+    (
+        "global-bf16-count-tensor",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    with torch.no_grad():
+        sums = x.sum(dim=0)
+        rows = torch.tensor(len(x), dtype=x.dtype)  # the batch's dtype
+        all_reduce(sums)
+        all_reduce(rows)
+        tracker.total += sums
+        tracker.count += rows
+""",
+        "went through a bfloat16 tensor",
+    ),
+    (
+        "train-only-nn-buffer",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.running_mean = nn.Buffer(torch.zeros(features))
+
+    def forward(self, x):
+        if self.training:
+            with torch.no_grad():
+                self.running_mean.mul_(0.9).add_(0.1 * x.mean(0))
+        return x
+""",
+        "✓ correct",
+    ),
+    (
+        "train-only-no-grad-method",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(features))
+
+    def forward(self, x):
+        if self.training:
+            self._update(x)
+        return x
+
+    @torch.no_grad()
+    def _update(self, x):
+        self.running_mean = torch.lerp(self.running_mean, x.mean(dim=0), 0.1)
+""",
+        "✓ correct",
+    ),
+    (
+        "train-only-data-assignment",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(features))
+
+    def forward(self, x):
+        if self.training:
+            self.running_mean.data = 0.9 * self.running_mean.data + 0.1 * x.detach().mean(0)
+        return x
+""",
+        "✓ correct",
+    ),
+    (
+        "train-only-momentum-copy",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features, momentum=0.1):
+        super().__init__()
+        self.momentum = momentum
+        self.register_buffer("running_mean", torch.zeros(features))
+
+    def forward(self, x):
+        if self.training:
+            with torch.no_grad():
+                self.running_mean.copy_(
+                    (1 - self.momentum) * self.running_mean + self.momentum * x.mean(dim=0)
+                )
+        return x
+""",
+        "✓ correct",
+    ),
+    (
+        "train-only-float32-mean-into-buffer",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(features))
+
+    def forward(self, x):
+        if self.training:
+            with torch.no_grad():
+                self.running_mean.lerp_(x.float().mean(dim=0), 0.1)  # average in float32
+        return x
+""",
+        "raised RuntimeError",
+    ),
+    (
+        "train-only-promotes-buffer",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(features))
+
+    def forward(self, x):
+        if self.training:
+            with torch.no_grad():
+                self.running_mean = 0.9 * self.running_mean + 0.1 * x.mean(dim=0).float()
+        return x
+""",
+        "turned running_mean into torch.float32",
+    ),
+    (
+        "train-only-grad-off-for-good",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(features))
+
+    def forward(self, x):
+        if self.training:
+            torch.set_grad_enabled(False)
+            self.running_mean.lerp_(x.mean(dim=0), 0.1)
+        return x
+""",
+        "grad mode",
+    ),
+    (
+        "train-only-in-place-residual",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(features))
+
+    def forward(self, x):
+        if self.training:
+            self.running_mean += 0.1 * (x.mean(dim=0) - self.running_mean)
+        return x
+""",
+        "recorded autograd history",
+    ),
+    (
+        "train-only-bias-corrected",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(features))
+        self.register_buffer("ema", torch.zeros(features))
+        self.steps = 0
+
+    def forward(self, x):
+        if self.training:
+            with torch.no_grad():
+                self.steps += 1
+                self.ema.lerp_(x.mean(dim=0), 0.1)
+                self.running_mean.copy_(self.ema / (1 - 0.9**self.steps))  # Adam's bias correction
+        return x
+""",
+        "move 10% of the way",
+    ),
+    (
+        "train-only-cumulative-average",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(features))
+        self.register_buffer("seen", torch.zeros((), dtype=torch.long))
+
+    def forward(self, x):
+        if self.training:
+            with torch.no_grad():
+                self.seen += 1
+                self.running_mean += (x.mean(dim=0) - self.running_mean) / self.seen
+        return x
+""",
+        "move 10% of the way",
+    ),
+    (
+        "train-only-row-vector",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(1, features))  # broadcasts against x
+
+    def forward(self, x):
+        if self.training:
+            with torch.no_grad():
+                self.running_mean.lerp_(x.mean(dim=0, keepdim=True), 0.1)
+        return x
+""",
+        "expected zeros of shape",
+    ),
+    (
+        "train-only-returns-clone-detached",
+        "check_train_only_mean(TrainOnlyMean)",
+        """
+class TrainOnlyMean(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.register_buffer("running_mean", torch.zeros(features))
+
+    @torch.no_grad()
+    def forward(self, x):
+        if self.training:
+            self.running_mean.lerp_(x.mean(dim=0), 0.1)
+        return x.clone()
+""",
+        "cut from autograd",
+    ),
+    (
+        "strip-regex-sub",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        r"""
+import re
+
+
+def strip_ddp_prefix(state_dict):
+    result = OrderedDict((re.sub(r"^module\.", "", k), v) for k, v in state_dict.items())
+    metadata = getattr(state_dict, "_metadata", None)
+    if metadata is not None:
+        result._metadata = OrderedDict()
+        for key, value in metadata.items():
+            result._metadata["" if key == "module" else re.sub(r"^module\.", "", key)] = value
+    return result
+""",
+        "✓ correct",
+    ),
+    (
+        "strip-removeprefix-consume-metadata",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+def strip_ddp_prefix(state_dict):
+    result = OrderedDict((k.removeprefix("module."), v) for k, v in state_dict.items())
+    if hasattr(state_dict, "_metadata"):
+        holder = OrderedDict()
+        holder._metadata = OrderedDict(state_dict._metadata)
+        consume_prefix_in_state_dict_if_present(holder, "module.")
+        result._metadata = holder._metadata
+    return result
+""",
+        "✓ correct",
+    ),
+    (
+        "strip-returns-clean-argument",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+def strip_ddp_prefix(state_dict):
+    if not any(k.startswith("module.") for k in state_dict):
+        return state_dict  # no prefix: it comes back unchanged
+    result = OrderedDict(state_dict)
+    result._metadata = OrderedDict(getattr(state_dict, "_metadata", {}))
+    consume_prefix_in_state_dict_if_present(result, "module.")
+    return result
+""",
+        "✓ correct",
+    ),
+    (
+        "strip-startswith-word",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+def strip_ddp_prefix(state_dict):
+    result = OrderedDict(
+        (k[len("module."):] if k.startswith("module") else k, v) for k, v in state_dict.items()
+    )
+    if hasattr(state_dict, "_metadata"):
+        result._metadata = OrderedDict(
+            ("" if k == "module" else k[len("module."):] if k.startswith("module") else k, v)
+            for k, v in state_dict._metadata.items()
+        )
+    return result
+""",
+        "dot included",
+    ),
+    (
+        "strip-split-first-dot",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+def strip_ddp_prefix(state_dict):
+    result = OrderedDict(
+        (k.split(".", 1)[1] if k.startswith("module") else k, v) for k, v in state_dict.items()
+    )
+    if hasattr(state_dict, "_metadata"):
+        holder = OrderedDict()
+        holder._metadata = OrderedDict(state_dict._metadata)
+        consume_prefix_in_state_dict_if_present(holder, "module.")
+        result._metadata = holder._metadata
+    return result
+""",
+        "dot included",
+    ),
+    (
+        "strip-also-orig-mod",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+def strip_ddp_prefix(state_dict):
+    result = OrderedDict(state_dict)
+    if hasattr(state_dict, "_metadata"):
+        result._metadata = OrderedDict(state_dict._metadata)
+    for prefix in ("module.", "_orig_mod."):  # torch.compile's wrapper too
+        consume_prefix_in_state_dict_if_present(result, prefix)
+    return result
+""",
+        "strip 'module.' only where a key starts with it",
+    ),
+    (
+        "strip-lstrip",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+def strip_ddp_prefix(state_dict):
+    result = OrderedDict((k.lstrip("module."), v) for k, v in state_dict.items())
+    if hasattr(state_dict, "_metadata"):
+        result._metadata = OrderedDict((k.lstrip("module."), v) for k, v in state_dict._metadata.items())
+    return result
+""",
+        "✗ on",
+    ),
+    (
+        "strip-casts-to-float32",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+def strip_ddp_prefix(state_dict):
+    result = OrderedDict(
+        (k.removeprefix("module."), v.float() if v.is_floating_point() else v)
+        for k, v in state_dict.items()
+    )
+    if hasattr(state_dict, "_metadata"):
+        holder = OrderedDict()
+        holder._metadata = OrderedDict(state_dict._metadata)
+        consume_prefix_in_state_dict_if_present(holder, "module.")
+        result._metadata = holder._metadata
+    return result
+""",
+        "is not the tensor you were given",
+    ),
+    (
+        "strip-metadata-left-as-is",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+def strip_ddp_prefix(state_dict):
+    result = OrderedDict((k.removeprefix("module."), v) for k, v in state_dict.items())
+    if hasattr(state_dict, "_metadata"):
+        result._metadata = state_dict._metadata  # the versions do not change
+    return result
+""",
+        "rename them like the keys",
+    ),
+    (
+        "strip-deletes-wrapper-root",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+def strip_ddp_prefix(state_dict):
+    result = OrderedDict((k.removeprefix("module."), v) for k, v in state_dict.items())
+    if hasattr(state_dict, "_metadata"):
+        result._metadata = OrderedDict(
+            (k.removeprefix("module."), v) for k, v in state_dict._metadata.items() if k != "module"
+        )
+    return result
+""",
+        "rename them like the keys",
+    ),
+    (
+        "strip-keeps-only-prefixed",
+        "check_strip_ddp_prefix(strip_ddp_prefix)",
+        """
+def strip_ddp_prefix(state_dict):
+    result = OrderedDict(
+        (k.removeprefix("module."), v) for k, v in state_dict.items() if k.startswith("module.")
+    )
+    if hasattr(state_dict, "_metadata"):
+        holder = OrderedDict()
+        holder._metadata = OrderedDict(state_dict._metadata)
+        consume_prefix_in_state_dict_if_present(holder, "module.")
+        result._metadata = holder._metadata
+    return result
+""",
+        "came back changed",
+    ),
+]

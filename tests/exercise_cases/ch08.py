@@ -460,3 +460,512 @@ def tied_groups(model):
         "return a set of frozensets",
     ),
 ]
+
+# Written to attack the checkers after they moved onto the harness, on zoo models (DARTS, pruned, spectral-normed, sparse GCN, LoRA, Swin, BERT, LLaMA, QAT, VQ-VAE, T5, GPT-2 on meta): answers written differently, and mistakes that slipped through before (sparse tensors skipped, bit widths from finfo/iinfo, a dtype table, a shared storage taken for a tie).
+CASES += [
+    (
+        "plain-mapping-abc",
+        "check_plain_tensor_names(plain_tensor_names)",
+        """
+from collections.abc import Mapping
+
+
+def plain_tensor_names(model):
+    def has_tensor(value):
+        if isinstance(value, torch.Tensor):
+            return True
+        if isinstance(value, Mapping):
+            return any(has_tensor(v) for v in value.values())
+        if isinstance(value, (list, tuple)):
+            return any(has_tensor(v) for v in value)
+        return False
+
+    found = set()
+    for prefix, module in model.named_modules():
+        for attr, value in module.__dict__.items():
+            if attr in {"_parameters", "_buffers", "_modules"}:
+                continue
+            if has_tensor(value):
+                found.add(".".join(filter(None, [prefix, attr])))
+    return found
+""",
+        "✓ correct",
+    ),
+    (
+        "plain-explicit-stack",
+        "check_plain_tensor_names(plain_tensor_names)",
+        """
+def plain_tensor_names(model):
+    names = set()
+    for path, module in model.named_modules():
+        for attr, value in vars(module).items():
+            if attr in ("_parameters", "_buffers", "_modules"):
+                continue
+            stack = [value]
+            while stack:
+                item = stack.pop()
+                if isinstance(item, torch.Tensor):
+                    names.add(f"{path}.{attr}" if path else attr)
+                    break
+                if isinstance(item, dict):
+                    stack.extend(item.values())
+                elif isinstance(item, (list, tuple)):
+                    stack.extend(item)
+    return names
+""",
+        "✓ correct",
+    ),
+    (
+        "plain-generator-of-tensors",
+        "check_plain_tensor_names(plain_tensor_names)",
+        """
+def plain_tensor_names(model):
+    def tensors_in(value):
+        if isinstance(value, torch.Tensor):
+            yield value
+        elif isinstance(value, dict):
+            for v in value.values():
+                yield from tensors_in(v)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                yield from tensors_in(v)
+
+    return {
+        f"{path}.{name}".lstrip(".")
+        for path, module in model.named_modules()
+        for name, value in vars(module).items()
+        if name not in ("_parameters", "_buffers", "_modules")
+        and next(tensors_in(value), None) is not None
+    }
+""",
+        "✓ correct",
+    ),
+    (
+        "plain-dir-getattr-registered-excluded",
+        "check_plain_tensor_names(plain_tensor_names)",
+        """
+def plain_tensor_names(model):
+    names = set()
+    for path, module in model.named_modules():
+        registered = {n for n, _ in module.named_parameters(recurse=False)}
+        registered |= {n for n, _ in module.named_buffers(recurse=False)}
+        for attr in dir(module):
+            if attr.startswith("__") or attr in registered:
+                continue
+            value = getattr(module, attr, None)
+            if isinstance(value, torch.Tensor) or (
+                isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value)
+            ):
+                names.add(f"{path}.{attr}" if path else attr)
+    return names
+""",
+        "✗ on",
+    ),
+    (
+        "plain-dense-only",
+        "check_plain_tensor_names(plain_tensor_names)",
+        """
+def plain_tensor_names(model):
+    def holds(value):
+        if isinstance(value, torch.Tensor):
+            return value.layout == torch.strided  # sparse ones are not state
+        if isinstance(value, dict):
+            value = list(value.values())
+        return isinstance(value, (list, tuple)) and any(holds(v) for v in value)
+
+    return {
+        f"{path}.{name}" if path else name
+        for path, module in model.named_modules()
+        for name, value in vars(module).items()
+        if name not in ("_parameters", "_buffers", "_modules") and holds(value)
+    }
+""",
+        "a sparse tensor",
+    ),
+    (
+        "plain-trainable-only",
+        "check_plain_tensor_names(plain_tensor_names)",
+        """
+def plain_tensor_names(model):
+    def holds(value):
+        if isinstance(value, torch.Tensor):
+            return value.requires_grad  # what an optimizer would miss
+        if isinstance(value, dict):
+            value = list(value.values())
+        return isinstance(value, (list, tuple)) and any(holds(v) for v in value)
+
+    return {
+        f"{path}.{name}" if path else name
+        for path, module in model.named_modules()
+        for name, value in vars(module).items()
+        if name not in ("_parameters", "_buffers", "_modules") and holds(value)
+    }
+""",
+        "✗ on",
+    ),
+    (
+        "plain-one-level",
+        "check_plain_tensor_names(plain_tensor_names)",
+        """
+def plain_tensor_names(model):
+    names = set()
+    for path, module in model.named_modules():
+        for name, value in vars(module).items():
+            if name in ("_parameters", "_buffers", "_modules"):
+                continue
+            items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else [value]
+            if any(isinstance(v, torch.Tensor) for v in items):
+                names.add(f"{path}.{name}" if path else name)
+    return names
+""",
+        "is unregistered too",
+    ),
+    (
+        "plain-sets-eval",
+        "check_plain_tensor_names(plain_tensor_names)",
+        """
+def plain_tensor_names(model):
+    model.eval()  # an inspection should not train anything
+    return {
+        f"{path}.{name}" if path else name
+        for path, module in model.named_modules()
+        for name, value in vars(module).items()
+        if name not in ("_parameters", "_buffers", "_modules")
+        and (isinstance(value, torch.Tensor) or (
+            isinstance(value, (list, tuple, dict))
+            and any(isinstance(v, torch.Tensor) for v in (value.values() if isinstance(value, dict) else value))
+        ))
+    }
+""",
+        "train()/eval()",
+    ),
+    (
+        "plain-lists-only",
+        "check_plain_tensor_names(plain_tensor_names)",
+        """
+def plain_tensor_names(model):
+    names = set()
+    for path, module in model.named_modules():
+        for name, value in vars(module).items():
+            if name in ("_parameters", "_buffers", "_modules"):
+                continue
+            if isinstance(value, torch.Tensor) or (
+                isinstance(value, list) and any(isinstance(v, torch.Tensor) for v in value)
+            ):
+                names.add(f"{path}.{name}" if path else name)
+    return names
+""",
+        "is unregistered too",
+    ),
+    (
+        "plain-no-parameters",
+        "check_plain_tensor_names(plain_tensor_names)",
+        """
+def plain_tensor_names(model):
+    def holds(value):
+        if isinstance(value, nn.Parameter):
+            return False  # parameters are registered
+        if isinstance(value, torch.Tensor):
+            return True
+        if isinstance(value, dict):
+            value = list(value.values())
+        return isinstance(value, (list, tuple)) and any(holds(v) for v in value)
+
+    return {
+        f"{path}.{name}" if path else name
+        for path, module in model.named_modules()
+        for name, value in vars(module).items()
+        if name not in ("_parameters", "_buffers", "_modules") and holds(value)
+    }
+""",
+        "a Parameter in a plain list",
+    ),
+    (
+        "plain-slash-paths",
+        "check_plain_tensor_names(plain_tensor_names)",
+        """
+def plain_tensor_names(model):
+    def holds(value):
+        if isinstance(value, torch.Tensor):
+            return True
+        if isinstance(value, dict):
+            value = list(value.values())
+        return isinstance(value, (list, tuple)) and any(holds(v) for v in value)
+
+    return {
+        "/".join(filter(None, [path.replace(".", "/"), name]))
+        for path, module in model.named_modules()
+        for name, value in vars(module).items()
+        if name not in ("_parameters", "_buffers", "_modules") and holds(value)
+    }
+""",
+        "✗ on",
+    ),
+    (
+        "bytes-dedupe-by-id",
+        "check_ddp_buffer_bytes(ddp_buffer_bytes)",
+        """
+def ddp_buffer_bytes(model):
+    seen, total = set(), 0
+    for _, buffer in model.named_buffers(remove_duplicate=False):
+        if id(buffer) not in seen:
+            seen.add(id(buffer))
+            total += buffer.numel() * buffer.element_size()
+    return total
+""",
+        "✓ correct",
+    ),
+    (
+        "bytes-dtype-itemsize",
+        "check_ddp_buffer_bytes(ddp_buffer_bytes)",
+        """
+def ddp_buffer_bytes(model):
+    return sum(b.numel() * b.dtype.itemsize for b in model.buffers())
+""",
+        "✓ correct",
+    ),
+    (
+        "bytes-named-buffers-int",
+        "check_ddp_buffer_bytes(ddp_buffer_bytes)",
+        """
+def ddp_buffer_bytes(model):
+    total = 0
+    for name, buffer in model.named_buffers():  # each tensor once
+        total += int(buffer.nelement()) * buffer.element_size()
+    return int(total)
+""",
+        "✓ correct",
+    ),
+    (
+        "bytes-finfo-iinfo-bits",
+        "check_ddp_buffer_bytes(ddp_buffer_bytes)",
+        """
+def ddp_buffer_bytes(model):
+    total = 0
+    for b in model.buffers():
+        info = torch.finfo(b.dtype) if b.is_floating_point() else torch.iinfo(b.dtype)
+        total += b.numel() * info.bits // 8
+    return total
+""",
+        "raised TypeError",
+    ),
+    (
+        "bytes-dtype-table",
+        "check_ddp_buffer_bytes(ddp_buffer_bytes)",
+        """
+def ddp_buffer_bytes(model):
+    size = {torch.float16: 2, torch.float64: 8, torch.int64: 8}
+    return sum(b.numel() * size.get(b.dtype, 4) for b in model.buffers())
+""",
+        "follows its dtype",
+    ),
+    (
+        "bytes-module-buffers-dicts",
+        "check_ddp_buffer_bytes(ddp_buffer_bytes)",
+        """
+def ddp_buffer_bytes(model):
+    return sum(b.nbytes for m in model.modules() for b in m._buffers.values())
+""",
+        "✗ on",
+    ),
+    (
+        "bytes-skips-scalars",
+        "check_ddp_buffer_bytes(ddp_buffer_bytes)",
+        """
+def ddp_buffer_bytes(model):
+    return sum(b.nbytes for b in model.buffers() if b.dim() > 0)  # counters are not data
+""",
+        "DDP sends every buffer",
+    ),
+    (
+        "bytes-names-not-tensors",
+        "check_ddp_buffer_bytes(ddp_buffer_bytes)",
+        """
+def ddp_buffer_bytes(model):
+    buffers = dict(model.named_buffers(remove_duplicate=False))
+    return sum(b.nbytes for b in buffers.values())
+""",
+        "sent once",
+    ),
+    (
+        "bytes-persistent-from-state-dict",
+        "check_ddp_buffer_bytes(ddp_buffer_bytes)",
+        """
+def ddp_buffer_bytes(model):
+    names = {n for n, _ in model.named_buffers()}
+    return sum(t.nbytes for n, t in model.state_dict().items() if n in names)
+""",
+        "non-persistent",
+    ),
+    (
+        "bytes-storage-nbytes",
+        "check_ddp_buffer_bytes(ddp_buffer_bytes)",
+        """
+def ddp_buffer_bytes(model):
+    return sum(b.untyped_storage().nbytes() for b in model.buffers())
+""",
+        "the storage a view shares",
+    ),
+    (
+        "bytes-float-buffers",
+        "check_ddp_buffer_bytes(ddp_buffer_bytes)",
+        """
+def ddp_buffer_bytes(model):
+    return sum(b.nbytes for b in model.buffers() if b.is_floating_point())
+""",
+        "integer ones too",
+    ),
+    (
+        "ties-pairwise-is",
+        "check_tied_groups(tied_groups)",
+        """
+def tied_groups(model):
+    groups = []
+    for name, p in model.named_parameters(remove_duplicate=False):
+        for owner, names in groups:
+            if owner is p:
+                names.add(name)
+                break
+        else:
+            groups.append((p, {name}))
+    return {frozenset(names) for _, names in groups if len(names) > 1}
+""",
+        "✓ correct",
+    ),
+    (
+        "ties-modules-with-duplicates",
+        "check_tied_groups(tied_groups)",
+        """
+def tied_groups(model):
+    owners = {}
+    for path, module in model.named_modules(remove_duplicate=False):
+        for name, p in module._parameters.items():
+            if p is not None:
+                owners.setdefault(id(p), set()).add(f"{path}.{name}" if path else name)
+    return {frozenset(v) for v in owners.values() if len(v) > 1}
+""",
+        "✓ correct",
+    ),
+    (
+        "ties-parameter-as-key",
+        "check_tied_groups(tied_groups)",
+        """
+import collections
+
+
+def tied_groups(model):
+    by_parameter = collections.defaultdict(set)
+    for name, p in model.named_parameters(remove_duplicate=False):
+        by_parameter[p].add(name)  # a Parameter hashes by identity
+    return {frozenset(n) for n in by_parameter.values() if len(n) >= 2}
+""",
+        "✓ correct",
+    ),
+    (
+        "ties-by-storage",
+        "check_tied_groups(tied_groups)",
+        """
+def tied_groups(model):
+    by_storage = {}
+    for name, p in model.named_parameters(remove_duplicate=False):
+        key = id(p) if p.is_meta else p.untyped_storage().data_ptr()  # meta has no storage
+        by_storage.setdefault(key, set()).add(name)
+    return {frozenset(n) for n in by_storage.values() if len(n) > 1}
+""",
+        "a shared storage are not a tie",
+    ),
+    (
+        "ties-trainable-only",
+        "check_tied_groups(tied_groups)",
+        """
+def tied_groups(model):
+    names_of = {}
+    for name, p in model.named_parameters(remove_duplicate=False):
+        if p.requires_grad:  # frozen weights are not trained, so not tied in any useful sense
+            names_of.setdefault(id(p), []).append(name)
+    return {frozenset(n) for n in names_of.values() if len(n) > 1}
+""",
+        "keep frozen ones too",
+    ),
+    (
+        "ties-deduplicated-modules",
+        "check_tied_groups(tied_groups)",
+        """
+def tied_groups(model):
+    names_of = {}
+    for path, module in model.named_modules():
+        for name, p in module.named_parameters(recurse=False):
+            names_of.setdefault(id(p), []).append(f"{path}.{name}" if path else name)
+    return {frozenset(n) for n in names_of.values() if len(n) > 1}
+""",
+        "remove_duplicate=False",
+    ),
+    (
+        "ties-equal-values",
+        "check_tied_groups(tied_groups)",
+        """
+def tied_groups(model):
+    named = list(model.named_parameters(remove_duplicate=False))
+    groups = []
+    for name, p in named:
+        for group in groups:
+            q = group[0]
+            if q.shape == p.shape and q.device == p.device and (p.is_meta or torch.equal(q, p)):
+                group[1].add(name)
+                break
+        else:
+            groups.append((p, {name}))
+    return {frozenset(n) for _, n in groups if len(n) > 1}
+""",
+        "✗ on",
+    ),
+    (
+        "ties-list-of-sets",
+        "check_tied_groups(tied_groups)",
+        """
+def tied_groups(model):
+    names_of = {}
+    for name, p in model.named_parameters(remove_duplicate=False):
+        names_of.setdefault(id(p), set()).add(name)
+    return [names for names in names_of.values() if len(names) > 1]
+""",
+        "return a set of frozensets",
+    ),
+    (
+        "ties-module-names",
+        "check_tied_groups(tied_groups)",
+        """
+def tied_groups(model):
+    names_of = {}
+    for name, p in model.named_parameters(remove_duplicate=False):
+        names_of.setdefault(id(p), set()).add(name.rpartition(".")[0])  # the owning module
+    return {frozenset(n) for n in names_of.values() if len(n) > 1}
+""",
+        "name the parameters",
+    ),
+    (
+        "ties-sets-eval",
+        "check_tied_groups(tied_groups)",
+        """
+def tied_groups(model):
+    model.eval()
+    names_of = {}
+    for name, p in model.named_parameters(remove_duplicate=False):
+        names_of.setdefault(id(p), set()).add(name)
+    return {frozenset(n) for n in names_of.values() if len(n) > 1}
+""",
+        "train()/eval()",
+    ),
+    (
+        "ties-data-ptr",
+        "check_tied_groups(tied_groups)",
+        """
+def tied_groups(model):
+    names_of = {}
+    for name, p in model.named_parameters(remove_duplicate=False):
+        names_of.setdefault(p.data_ptr(), set()).add(name)
+    return {frozenset(n) for n in names_of.values() if len(n) > 1}
+""",
+        "data_ptr()",
+    ),
+]

@@ -1,0 +1,995 @@
+"""Exercise checkers for "Lazy initialization" (03_lazy_initialization.ipynb).
+
+Each `check_*` runs a reader's answer beside `_reference_*`, the code the solution shows, on the small models
+below and on real architectures drawn from `inside_nn.zoo` (in float32, float64 and bfloat16), through
+`inside_nn.exercises.harness`, and prints one line. The harness checks global state around every call of
+the answer: `init_small` must draw from the global generator (it is checked to follow `torch.manual_seed`),
+`count_parameters` and `build_on_meta` must draw nothing. A zoo model joins a family only where the
+reference applies to it (a model whose forward or constructor reads values cannot run on meta; one whose
+computed buffers no `init_buffers` recomputes cannot be rebuilt from a checkpoint), so the families follow
+the zoo as it grows.
+"""
+
+import copy
+import warnings
+from functools import partial
+
+import torch
+from torch import nn
+
+from inside_nn import pick_device, zoo
+from inside_nn.exercises.harness import FLOATS, ModelState, Wrong, attempt, checker
+
+device = pick_device()
+
+
+def _reference_init_small(module):
+    if isinstance(module, nn.Linear):  # LazyLinear is a subclass
+        nn.init.normal_(module.weight, mean=0.0, std=0.01)
+        if module.bias is not None:
+            nn.init.zeros_(module.bias)
+
+
+def _reference_count_parameters(make_model, *example_inputs):
+    with torch.device("meta"):
+        probe = make_model()
+        probe(*[x.to("meta") for x in example_inputs])
+    return sum(p.numel() for p in probe.parameters())
+
+
+def _reference_build_on_meta(make_model, state_dict):
+    with torch.device("meta"):
+        model = make_model()
+    model.load_state_dict(state_dict, assign=True)
+    device = next(iter(state_dict.values())).device
+    for module in model.modules():
+        if hasattr(module, "init_buffers"):
+            module.init_buffers(device)
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    return model
+
+
+# --- calling the answer ----------------------------------------------------------------------------
+
+
+def _seed(seed):
+    """Seed the CPU generator (the harness restores the caller's after the check). torch.manual_seed would
+    also queue a seed for every accelerator, at a few milliseconds a call."""
+    torch.default_generator.manual_seed(seed)
+
+
+def _plain_default_device():
+    """`harness.restore` sets the default device even where none was set, which routes every later torch
+    call through a Python DeviceContext; inside a check, drop that context when it is the CPU's (the
+    harness restores the caller's setting when the check ends)."""
+    if torch.get_default_device() == torch.device("cpu"):
+        torch.set_default_device(None)
+
+
+class _TorchNotImplemented(RuntimeError):
+    """torch's own NotImplementedError (copying out of meta, an op without a meta kernel): an error of the
+    answer, not the stub's bare `raise NotImplementedError`."""
+
+
+def _call(answer, *args, allow=()):
+    """The answer through `harness.attempt` (warnings silenced, a deadline for an endless loop):
+    (result, None, None), or (what the answer returned if it returned, the "✗ ..." line, the exception
+    the answer raised if it raised one). A leak of global state still hands back the result, so that a
+    check can name a more precise mistake first."""
+    raised, returned = [], []
+
+    def traced(*inner):
+        try:
+            returned.append(answer(*inner))
+            return returned[-1]
+        except NotImplementedError as error:
+            if not str(error):
+                raise  # the stub
+            raised.append(error)
+            raise _TorchNotImplemented(str(error)) from error
+
+    traced.__name__ = getattr(answer, "__name__", "your function")
+    try:
+        result, error = attempt(traced, *args, allow=allow)
+    except Wrong as wrong:
+        _plain_default_device()
+        return (returned[0] if returned else None), str(wrong), None
+    _plain_default_device()
+    if error is None:
+        return result, None, None
+    error = raised[0] if isinstance(error, _TorchNotImplemented) else error
+    message = (str(error).strip().splitlines() or ["(no message)"])[0]
+    return None, f"✗ it raised {type(error).__name__}: {message}", error
+
+
+def _stub_or_error(line, label):
+    """The line that ends a check on an answer that raised: the stub line as it is, else "on label"."""
+    if line.startswith("✗ not solved yet"):
+        return line
+    return f"✗ on {label}: {line.removeprefix('✗ ')}"
+
+
+def _dtype_note(dtype):
+    return "" if dtype == torch.float32 else f" in {str(dtype).removeprefix('torch.')}"
+
+
+def _cast(inputs, dtype):
+    """Floating inputs in dtype (float32 leaves them as the family made them: a half model's are half)."""
+    if dtype == torch.float32:
+        return tuple(inputs)
+    return tuple(
+        x.to(dtype) if isinstance(x, torch.Tensor) and x.is_floating_point() else x
+        for x in inputs
+    )
+
+
+def _quietly(build):
+    """build(), with the warnings some constructors emit silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return build()
+
+
+# --- the small models ------------------------------------------------------------------------------
+
+
+class _ScaledLinear(nn.Linear):
+    """A Linear subclass, as a reader's own layer would be."""
+
+    def forward(self, x):
+        return 0.5 * super().forward(x)
+
+
+_buffer_calls = []  # (device argument, default device) of every init_buffers call
+
+
+class _CheckLM(nn.Module):
+    """A tied LM with a Transformer layer and a computed non-persistent table (like TinyLM)."""
+
+    def __init__(self, vocab=40, dim=32, max_len=16):
+        super().__init__()
+        self.dim, self.max_len = dim, max_len
+        self.embed = nn.Embedding(vocab, dim)
+        self.block = nn.TransformerEncoderLayer(
+            dim, 2, dim_feedforward=64, dropout=0.0, batch_first=True
+        )
+        self.head = nn.Linear(dim, vocab, bias=False)
+        self.init_buffers()
+        self.tie_weights()
+
+    def init_buffers(self, device=None):
+        _buffer_calls.append((device, torch.empty(()).device.type))
+        position = torch.arange(self.max_len, device=device).unsqueeze(1)
+        inv_freq = 10000 ** (-torch.arange(0, self.dim, 2, device=device) / self.dim)
+        angles = position * inv_freq
+        table = torch.cat([angles.sin(), angles.cos()], 1)
+        self.register_buffer("positions", table, persistent=False)
+
+    def tie_weights(self):
+        self.head.weight = self.embed.weight
+
+    def forward(self, tokens):
+        hidden = self.embed(tokens) + self.positions[: tokens.shape[1]]
+        return self.head(self.block(hidden))
+
+
+class _Rotary(nn.Module):
+    """A nested module whose only buffer, inv_freq, is computed and not saved."""
+
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+        self.init_buffers()
+
+    def init_buffers(self, device=None):
+        _buffer_calls.append((device, torch.empty(()).device.type))
+        steps = torch.arange(0, self.dim, 2, device=device) / self.dim
+        self.register_buffer("inv_freq", 10000**-steps, persistent=False)
+
+    def forward(self, x):
+        angles = torch.arange(x.shape[1], device=x.device)[:, None] * self.inv_freq
+        return x * torch.cat([angles.cos(), angles.sin()], -1)
+
+
+class _TiedGPT(nn.Module):
+    """A tied LM with GPT-2's names (wte, lm_head): a tie written by hand for TinyLM misses it."""
+
+    def __init__(self, vocab=24, dim=16):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, dim)
+        self.ln_f = nn.LayerNorm(dim)
+        self.lm_head = nn.Linear(dim, vocab, bias=False)
+        self.tie_weights()
+
+    def tie_weights(self):
+        self.lm_head.weight = self.wte.weight
+
+    def forward(self, tokens):
+        return self.lm_head(self.ln_f(self.wte(tokens)))
+
+
+class _ClsNet(nn.Module):
+    """Non-standard parameter names, a frozen embedding, a nested computed buffer, a lazy head."""
+
+    def __init__(self, width=16):
+        super().__init__()
+        self.cls_token = nn.Parameter(torch.zeros(1, 1, width))
+        self.patch = nn.Linear(12, width)
+        self.frozen_pos = nn.Embedding(8, width).requires_grad_(False)
+        self.rotary = _Rotary(width)
+        self.out = nn.LazyLinear(3)
+
+    def forward(self, x):
+        h = self.patch(x) + self.frozen_pos.weight[: x.shape[1]]
+        h = torch.cat([self.cls_token.expand(x.shape[0], -1, -1), h], 1)
+        return self.out(self.rotary(h)[:, 0])
+
+
+def _recording(make, built_on):
+    """make, which also notes the default device at each call (meta inside torch.device('meta'))."""
+
+    def make_model():
+        built_on.append(torch.empty(()).device.type)
+        return make()
+
+    return make_model
+
+
+def _lazy_mlp(width=32, out=10):
+    return nn.Sequential(nn.LazyLinear(width), nn.ReLU(), nn.LazyLinear(out))
+
+
+def _lazy_convnet():
+    return nn.Sequential(
+        nn.LazyConv2d(6, 3, padding=1, dilation=1),
+        nn.LazyBatchNorm2d(),
+        nn.ReLU(),
+        nn.Flatten(),
+        nn.LazyLinear(5),
+    )
+
+
+def _restored_lazy():
+    source = _lazy_mlp(64, 64)
+    source(torch.zeros(1, 64))
+    restored = _lazy_mlp(64, 64)
+    restored.load_state_dict(source.state_dict())  # LazyLinear until its first forward
+    return restored
+
+
+def _dry_run(make, *inputs):
+    def build():
+        net = make()
+        net(*inputs)
+        return net
+
+    return build
+
+
+def _frozen_linear():
+    return nn.Sequential(nn.Linear(64, 64).requires_grad_(False), nn.Tanh())
+
+
+# Zoo models the init exercise leaves out: a lazy module before its dry run has nothing to fill, a meta
+# model has no values, wrappers need a process group or a compiler, and a weight recomputed from other
+# tensors (a parametrization, pruning's or the old weight_norm's pre-hook) is not what nn.init writes into:
+# the reference itself fills a temporary there. (The sparse-adjacency GCNs hold no nn.Linear.)
+_NOT_INITIALIZED_HERE = {
+    "lazy-uninitialized",
+    "meta",
+    "wrapper",
+    "parametrized",
+    "hook-weight",
+    "sparse",
+}
+
+
+def _zoo_build(name, seed=0):
+    """zoo.build(name), seeded the same way, without torch.manual_seed's cost."""
+    _seed(seed)
+    return _quietly(zoo.MODELS[name].build)
+
+
+def _init_family():
+    """(label, factory, dtype); the small models' drawn weights have >= 1024 entries, so std is measurable."""
+    family = [
+        (
+            "an MLP with bias=False",
+            lambda: nn.Sequential(
+                nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 64, bias=False)
+            ),
+            torch.float32,
+        ),
+        (
+            "a lazy MLP after its dry run",
+            _dry_run(lambda: _lazy_mlp(64, 64), torch.zeros(1, 64)),
+            torch.float32,
+        ),
+        ("a restored lazy MLP", _restored_lazy, torch.float32),
+        ("a restored lazy MLP", _restored_lazy, torch.bfloat16),
+        (
+            "a model with a LayerNorm",
+            lambda: nn.Sequential(nn.Linear(64, 64), nn.LayerNorm(64)),
+            torch.float64,
+        ),
+        (
+            "a Transformer layer",
+            lambda: nn.TransformerEncoderLayer(32, 2, 64, batch_first=True),
+            torch.float32,
+        ),
+        ("a tied LM", _CheckLM, torch.float32),
+        (
+            "an untied Embedding",
+            lambda: nn.Sequential(nn.Embedding(64, 32), nn.Linear(32, 64)),
+            torch.float32,
+        ),
+        (
+            "a conv net with BatchNorm",
+            lambda: nn.Sequential(
+                nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.Flatten(), nn.Linear(72, 32)
+            ),
+            torch.float32,
+        ),
+        (
+            "a model with a Linear subclass",
+            lambda: nn.Sequential(_ScaledLinear(64, 64), nn.Tanh()),
+            torch.float32,
+        ),
+        ("a model with a frozen Linear", _frozen_linear, torch.bfloat16),
+    ]
+    for i, (name, spec) in enumerate(zoo.MODELS.items()):
+        if spec.traits & _NOT_INITIALIZED_HERE:
+            continue
+        dtype = torch.float32 if "half-buffer" in spec.traits else FLOATS[i % 3]
+        family.append((f"the zoo's `{name}`", partial(_zoo_build, name), dtype))
+    return family
+
+
+# --- init_small ------------------------------------------------------------------------------------
+
+
+def _owner(net, name):
+    return net.get_submodule(name.rpartition(".")[0]) if "." in name else net
+
+
+def _applying(answer):
+    def apply(model):
+        model.apply(answer)
+
+    apply.__name__ = getattr(answer, "__name__", "init_small")
+    return apply
+
+
+_SKIP = "skip"  # the reference does not apply to this model
+
+
+def _init_problem(init_small, label, make, dtype, seed):
+    """None if net.apply(init_small) does to the model what the reference does; else the line."""
+    _seed(seed)
+    net = _quietly(make)
+    if dtype != torch.float32:
+        net.to(dtype)
+    label += _dtype_note(dtype)
+    before = ModelState(net)
+    originals = [value for _, _, _, value in before.params]
+    try:
+        net.apply(_reference_init_small)
+    except Exception:  # noqa: BLE001 (a zoo model the reference cannot initialize is no family)
+        return _SKIP
+    expected = {}
+    for (name, p, _, _), old in zip(before.params, originals):
+        value = p.detach()
+        expected[name] = (
+            "kept"
+            if torch.equal(value, old)
+            else "zeros"
+            if torch.count_nonzero(value) == 0
+            else "drawn"
+        )
+    with torch.no_grad():  # back to the model as built, the same objects
+        for (_, p, _, _), value in zip(before.params, originals):
+            p.copy_(value)
+    _seed(seed + 1)
+    _, line, error = _call(_applying(init_small), net, allow={"rng"})
+    if line:
+        if isinstance(error, AttributeError) and "NoneType" in str(error):
+            return f"✗ on {label}: a Linear built with bias=False has bias None; test `module.bias is not None` first."
+        return _stub_or_error(line, label)
+    now = ModelState(net)
+    for (name, old, flag, value), (_, new, new_flag, _) in zip(
+        before.params, now.params
+    ):
+        if new is not old:
+            return f"✗ on {label}: `{name}` is a new Parameter; optimizers and ties keep the old one. Initialize in place with nn.init."
+        if (new.dtype, new.device, new_flag) != (value.dtype, value.device, flag):
+            return f"✗ on {label}: `{name}` changed its dtype, device or requires_grad; fill the existing tensor in place."
+    rest = copy.copy(before)  # parameter values as they are now, all else as before
+    rest.params, rest.grads = now.params, now.grads
+    changed = rest.difference(now)
+    if changed:
+        return f"✗ on {label}: init_small {changed}; an initializer writes parameter values only."
+    drawn = []
+    for (name, p, _, old), want in zip(before.params, expected.values()):
+        value = p.detach()
+        have = (
+            "kept"
+            if torch.equal(value, old)
+            else "zeros"
+            if torch.count_nonzero(value) == 0
+            else "drawn"
+        )
+        owner = type(_owner(net, name)).__name__
+        article = "an" if owner[0] in "AEIOU" else "a"
+        if have == "drawn" and want == "drawn" and all(p is not q for _, q, _ in drawn):
+            drawn.append((name, p, value))
+        if have == want:
+            continue
+        if want == "kept":
+            return f"✗ on {label}: your answer changed `{name}` of {article} {owner}; touch only linear layers (isinstance(module, nn.Linear))."
+        if want == "drawn" and have == "kept":
+            if not p.requires_grad:
+                return f"✗ on {label}: `{name}` kept its value: a frozen layer is initialized too (requires_grad says nothing about init)."
+            if "restored" in label:
+                return f"✗ on {label}: `{name}` kept its value: the layer is a LazyLinear until its first forward; `type(m) == nn.Linear` misses it. Use isinstance."
+            if owner in ("Linear", "LazyLinear") and "lazy" not in label:
+                return f"✗ on {label}: `{name}` kept its value: the layers are nn.Linear, and `type(m) == nn.LazyLinear` matches none. Use isinstance."
+            if owner in ("Linear", "LazyLinear"):
+                return f"✗ on {label}: `{name}` kept its value: after the dry run no layer is a LazyLinear. Use isinstance(m, nn.Linear)."
+            return f"✗ on {label}: `{name}` (an nn.Linear subclass) kept its value: a `type(m) ==` test misses subclasses. Use isinstance."
+        if want == "zeros":
+            return f"✗ on {label}: `{name}` should be zeros; use nn.init.zeros_(module.bias)."
+        return f"✗ on {label}: `{name}` is {have}; expected {want}."
+    if drawn:
+        values = torch.cat([value.float().flatten() for _, _, value in drawn])
+        std, mean = values.std().item(), values.mean().item()
+        if 0.8 < std < 1.2:
+            return f"✗ on {label}: the weights have std {std:.2f}, not 0.01: nn.init.normal_(w, 0.01) sets the *mean*; pass std=0.01."
+        if values.numel() >= 1024 and not (0.009 < std < 0.011 and abs(mean) < 0.002):
+            return f"✗ on {label}: the weights should be N(0, 0.01²) but have mean {mean:.3f}, std {std:.4f}."
+        if values.numel() >= 1024 and values.abs().max() > 0.1:
+            return f"✗ on {label}: a weight reaches {values.abs().max().item():.3f}, ten standard deviations out: draw from N(0, 0.01²)."
+    for i, (name, _, value) in enumerate(drawn):
+        for other, _, same in drawn[i + 1 :]:
+            if value.shape == same.shape and torch.equal(value, same):
+                return f"✗ on {label}: `{name}` and `{other}` came out identical: a seed set inside init_small restarts every layer; draw from one stream."
+    return None
+
+
+def _follows_the_global_seed(init_small):
+    """None if the draws follow torch.manual_seed (same seed, same weights; another seed, others)."""
+
+    def draw(seed):
+        _seed(seed)
+        layer = nn.Linear(32, 32)
+        _seed(seed + 100)
+        _, line, _ = _call(_applying(init_small), layer, allow={"rng"})
+        if line:
+            raise Wrong(_stub_or_error(line, "nn.Linear(32, 32)"))
+        return layer.weight.detach().clone()
+
+    first, again, other = draw(1), draw(1), draw(2)
+    if not torch.equal(first, again):
+        return "✗ the same torch.manual_seed gave different weights: draw from the global generator (not one made once and reused), so that a seeded run is reproducible."
+    if torch.equal(first, other):
+        return "✗ two different torch.manual_seed values gave the same weights: draw from the global generator, not one seeded inside init_small."
+    return None
+
+
+@checker
+def check_init_small(init_small):
+    """Runs net.apply(init_small) and the reference on the same models; compares what each parameter became."""
+    for seed, (label, make, dtype) in enumerate(_init_family()):
+        problem = _init_problem(init_small, label, make, dtype, seed)
+        if problem == _SKIP:
+            continue
+        if problem:
+            return problem
+    problem = _follows_the_global_seed(init_small)
+    if problem:
+        return problem
+    return (
+        "✓ correct: matches the reference on small models and the zoo's architectures (eager, lazy, restored, "
+        "bias=False, frozen, Transformer, tied LMs, Embedding, conv, Linear subclass) in float32, float64 and "
+        "bfloat16."
+    )
+
+
+# --- count_parameters ------------------------------------------------------------------------------
+
+
+class _AuxNet(nn.Module):
+    """Like NetWithAuxHead: a lazy head that only training mode reaches."""
+
+    def __init__(self):
+        super().__init__()
+        self.body, self.aux_head = nn.LazyLinear(4), nn.LazyLinear(1)
+
+    def forward(self, x):
+        features = self.body(x)
+        return (features, self.aux_head(features)) if self.training else features
+
+
+class _TwoInputs(nn.Module):
+    """A lazy model whose forward takes two tensors."""
+
+    def __init__(self):
+        super().__init__()
+        self.left, self.right = nn.LazyLinear(4), nn.LazyLinear(4)
+
+    def forward(self, x, y):
+        return self.left(x) + self.right(y)
+
+
+# Never drawn from the zoo for the meta exercises: a meta model is already there, wrappers need a process
+# group or a compiler, sparse tensors cannot be copied out of meta.
+_NOT_ON_META = {"meta", "wrapper", "sparse"}
+
+
+def _count_family():
+    """(label, factory, example inputs, dtype): lazy or not, BatchNorm, ties, frozen and oddly named
+    parameters, an empty batch; then the zoo's models (kept where the reference can count them)."""
+    family = [
+        ("a lazy MLP", lambda: _lazy_mlp(32, 10), (torch.zeros(2, 20),), torch.float32),
+        (
+            "a lazy MLP fed 7 features",
+            lambda: _lazy_mlp(16, 4),
+            (torch.zeros(3, 7),),
+            torch.bfloat16,
+        ),
+        (
+            "a lazy conv net with LazyBatchNorm2d",
+            _lazy_convnet,
+            (torch.zeros(2, 3, 6, 6),),
+            torch.float32,
+        ),
+        (
+            "a tied Transformer LM",
+            _CheckLM,
+            (torch.zeros(2, 5, dtype=torch.long),),
+            torch.float32,
+        ),
+        (
+            "a cls_token model with a frozen embedding",
+            _ClsNet,
+            (torch.zeros(2, 5, 12),),
+            torch.float64,
+        ),
+        (
+            "a lazy 1-d conv net",
+            lambda: nn.Sequential(
+                nn.LazyConv1d(4, 3, dilation=2), nn.Flatten(), nn.LazyLinear(2)
+            ),
+            (torch.zeros(2, 3, 10),),
+            torch.float32,
+        ),
+        (
+            "a lazy net with a training-only head",
+            _AuxNet,
+            (torch.zeros(2, 6),),
+            torch.float32,
+        ),
+        (
+            "a lazy net with two inputs",
+            _TwoInputs,
+            (torch.zeros(2, 6), torch.zeros(2, 3)),
+            torch.float32,
+        ),
+        (
+            "a lazy MLP fed an empty batch",
+            lambda: _lazy_mlp(8, 3),
+            (torch.zeros(0, 9),),
+            torch.float32,
+        ),
+    ]
+    for name, dtype in _ZOO_COUNTED:
+        spec = zoo.MODELS.get(name)
+        if spec is None or spec.traits & _NOT_ON_META:
+            continue
+        _seed(0)
+        inputs = spec.inputs()
+        if inputs and all(isinstance(x, torch.Tensor) for x in inputs):
+            family.append((f"the zoo's `{name}`", spec.build, inputs, dtype))
+    return family
+
+
+# The zoo's models counted, by the traits a count must get right (a forward on meta costs milliseconds per
+# layer, so one model per trait): a tie and a module shared under several names with pruning-style weights
+# as plain tensors, pruning's weight_orig, LoRA's frozen base under a parametrization, a lazy CNN with
+# batch norm before its dry run, a half model, an fx GraphModule, GPT-2's tied head and persistent mask
+# (whose forward makes its own position ids), a router holding its own generator (whose forward draws
+# noise from it).
+_ZOO_COUNTED = (
+    ("weight-norm-hook", torch.float32),
+    ("prune", torch.float64),
+    ("lora", torch.bfloat16),
+    ("lazy-cnn", torch.float32),
+    ("vq-ema", torch.float32),
+    ("fx", torch.bfloat16),
+    ("gpt2", torch.bfloat16),
+    ("noisy-router", torch.float64),
+)
+
+
+def _as_dtype(make, dtype):
+    if dtype == torch.float32:
+        return make
+
+    def made():
+        return make().to(dtype)
+
+    return made
+
+
+def _reference_count(make, inputs):
+    """The reference's count, or None where it cannot count the model (a forward or a constructor that
+    reads values: the page says to count such a model on a real device)."""
+    try:
+        return _quietly(partial(_reference_count_parameters, make, *inputs))
+    except (RuntimeError, NotImplementedError, ValueError, TypeError, IndexError):
+        return None
+
+
+def _built_off_meta(label, built_on):
+    where = next(w for w in built_on if w != "meta")
+    return f"✗ on {label}: the model was built on {where}, allocating it (.to('meta') afterwards is too late); call make_model() under `with torch.device('meta'):`."
+
+
+def _count_without_dry_run(make):
+    with torch.device("meta"):
+        params = _quietly(make).parameters()
+        return sum(p.numel() for p in params if not nn.parameter.is_lazy(p))
+
+
+def _count_hint(make, inputs, answer, expected, label):
+    with torch.device("meta"):
+        probe = _quietly(make)
+        probe(*[x.to("meta") for x in inputs])
+    named_all = list(probe.named_parameters(remove_duplicate=False))
+    odd = [
+        (n, p)
+        for n, p in probe.named_parameters()
+        if n.split(".")[-1] not in ("weight", "bias")
+    ]
+    state = [t for t in probe.state_dict().values() if isinstance(t, torch.Tensor)]
+    if answer == len(list(probe.parameters())):
+        return ": that is the number of parameter tensors; count their elements with p.numel()"
+    if answer == sum(p.numel() for _, p in named_all):
+        return ": that counts a tied parameter twice; model.parameters() lists each shared one once"
+    if answer == sum(t.numel() for t in state):
+        return (
+            ": that counts the state_dict, buffers included; count model.parameters()"
+        )
+    if answer == sum(p.numel() for p in probe.parameters() if p.requires_grad):
+        return ": that leaves out frozen parameters; they count too"
+    if answer == _count_without_dry_run(make):
+        return ": that skips the lazy placeholders; run the example inputs through the model first"
+    if "training-only" in label:
+        return ": an eval-mode dry run skips training-only branches; run it in training mode"
+    if odd and answer == expected - sum(p.numel() for _, p in odd):
+        return (
+            f": that leaves out `{odd[0][0]}`; count every parameter, whatever its name"
+        )
+    return ""
+
+
+def _count_error(error, label, inputs):
+    """The hint for an error the answer raised, by its kind."""
+    message = str(error)
+    if isinstance(error, ValueError) and "uninitialized" in message:
+        if "training-only" in label:
+            return f"✗ on {label}: numel() raised on an UninitializedParameter: an eval-mode dry run skips training-only branches; run it in training mode."
+        return f"✗ on {label}: numel() raised on an UninitializedParameter; run the example inputs through the model first."
+    if isinstance(error, RuntimeError) and "meta" in message:
+        return f"✗ on {label}: a meta model met a real tensor; move the example inputs to meta too (x.to('meta')), and run the forward inside `with torch.device('meta'):`, where the tensors it creates land on meta."
+    if isinstance(error, TypeError) and "positional argument" in message:
+        return f"✗ on {label}: the forward takes {len(inputs)} inputs; pass them all: model(*example_inputs)."
+    return None
+
+
+@checker
+def check_count_parameters(count_parameters):
+    """Compares with the reference's count; checks that make_model ran on meta and no RNG was drawn."""
+    for label, make, inputs, dtype in _count_family():
+        make = _as_dtype(make, dtype)
+        inputs = _cast(inputs, dtype)
+        label += _dtype_note(dtype)
+        expected = _reference_count(make, inputs)
+        if expected is None:
+            continue
+        built_on = []
+        copies = [x.clone() for x in inputs]
+        answer, line, error = _call(
+            count_parameters, _recording(make, built_on), *inputs
+        )
+        if line:  # an error, or a leak of global state (drawing random numbers, say)
+            if line.startswith("✗ not solved yet"):
+                return line
+            if any(
+                where != "meta" for where in built_on
+            ):  # e.g. make_model().to("meta")
+                return _built_off_meta(label, built_on)
+            return _count_error(error, label, inputs) or _stub_or_error(line, label)
+        if not built_on:
+            return f"✗ on {label}: make_model() was never called."
+        if any(where != "meta" for where in built_on):
+            return _built_off_meta(label, built_on)
+        if any(not torch.equal(x, y) for x, y in zip(inputs, copies)):
+            return f"✗ on {label}: your answer changed the example inputs."
+        if (
+            isinstance(answer, torch.Tensor)
+            or not isinstance(answer, int)
+            or isinstance(answer, bool)
+        ):
+            return f"✗ on {label}: count_parameters returned a {type(answer).__name__}; return a Python int (sum of p.numel())."
+        if answer != expected:
+            hint = _count_hint(make, inputs, answer, expected, label)
+            return f"✗ on {label}: your count is {answer}; expected {expected}{hint}."
+    return (
+        "✓ correct: the counts match on lazy MLPs and conv nets, BatchNorm, tied LMs, a training-only head, two "
+        "inputs, an empty batch and the zoo's architectures, in three dtypes, built on meta, no RNG drawn."
+    )
+
+
+# --- build_on_meta ---------------------------------------------------------------------------------
+
+
+def _build_family():
+    """(label, factory, example inputs or None (no forward), checkpoint device, checkpoint dtype):
+    buffers, ties, computed buffers, lazy; then zoo models chosen by their traits (kept where the
+    reference rebuilds them)."""
+    cpu = torch.device("cpu")
+    family = [
+        (
+            "an MLP with BatchNorm",
+            lambda: nn.Sequential(
+                nn.Linear(6, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, 3)
+            ),
+            (torch.ones(4, 6),),
+            cpu,
+            torch.float32,
+        ),
+        # On an accelerator, this checkpoint lives there: "cpu" hard-coded fails.
+        (
+            "a tied LM with a computed table",
+            _CheckLM,
+            (torch.arange(10).view(2, 5),),
+            device,
+            torch.float32,
+        ),
+        (
+            "a tied LM named wte/lm_head",
+            _TiedGPT,
+            (torch.arange(8).view(2, 4),),
+            cpu,
+            torch.float64,
+        ),
+        (
+            "a model with a nested computed buffer and a lazy head",
+            _ClsNet,
+            (torch.ones(2, 5, 12),),
+            cpu,
+            torch.float32,
+        ),
+        (
+            "a lazy MLP",
+            lambda: _lazy_mlp(8, 3),
+            (torch.ones(2, 5),),
+            cpu,
+            torch.bfloat16,
+        ),
+    ]
+    for name, dtype, run in _ZOO_REBUILT:
+        spec = zoo.MODELS.get(name)
+        if spec is None or spec.traits & _NOT_ON_META:
+            continue
+        _seed(0)
+        inputs = spec.inputs() if run else None
+        family.append((f"the zoo's `{name}`", spec.build, inputs, cpu, dtype))
+    return family
+
+
+# The zoo's models rebuilt from a checkpoint, by the trait each brings: a tie restored by tie_weights()
+# (gpt2, t5 with a module shared three ways), persistent computed buffers (bool mask, int64 index) and a
+# None buffer slot, a parametrization with frozen base weights (LoRA), pruning's weight_orig/weight_mask,
+# extra state, a half-precision model; the last entry says whether outputs are compared too (Swin's
+# forward costs a third of a second on a cold CPU: its state is compared entry by entry instead). Not
+# spectral_norm: registering it on meta runs its power iteration through Python meta kernels, a second
+# per model. A model that cannot run in the dtype asked (T5's masks and norms assume float32) runs in
+# float32.
+_ZOO_REBUILT = (
+    ("gpt2", torch.float64, True),
+    ("t5", torch.float32, True),
+    ("swin", torch.float32, False),
+    ("lora", torch.float64, True),
+    ("prune", torch.bfloat16, True),
+    ("extra-state", torch.float32, True),
+    ("vq-ema", torch.float32, True),  # a half-precision model, as it is
+)
+
+
+def _checkpoint_of(make, example, seed, where, dtype):
+    _seed(seed)
+    trained = _quietly(make)
+    if dtype != torch.float32:
+        trained.to(dtype)
+    trained.eval()
+    with torch.no_grad():
+        if example is not None:
+            trained(*_cast(example, dtype))  # materializes lazy layers
+        for name, buffer in trained.named_buffers():
+            if buffer.is_floating_point() and "running" in name:
+                buffer.uniform_(0.5, 1.5)
+    return {
+        k: v.to(where, copy=True) if isinstance(v, torch.Tensor) else copy.deepcopy(v)
+        for k, v in trained.state_dict().items()
+    }
+
+
+def _device_of(where):
+    return torch.empty(0, device=where).device  # "cuda" and "cuda:0" alike
+
+
+def _ties(model):
+    seen = {}
+    for name, p in model.named_parameters(remove_duplicate=False):
+        seen.setdefault(id(p), []).append(name)
+    return sorted(tuple(names) for names in seen.values() if len(names) > 1)
+
+
+def _meta_left(model):
+    return [
+        n for n, t in [*model.named_parameters(), *model.named_buffers()] if t.is_meta
+    ]
+
+
+def _reference_model(make, checkpoint, expected_ties):
+    """The reference's model, or None where it cannot rebuild this one (no init_buffers for a computed
+    buffer, no tie_weights() for a tie, a constructor that reads values)."""
+    try:
+        model = _quietly(
+            partial(
+                _reference_build_on_meta,
+                make,
+                {
+                    k: v.clone() if isinstance(v, torch.Tensor) else copy.deepcopy(v)
+                    for k, v in checkpoint.items()
+                },
+            )
+        )
+    except (RuntimeError, NotImplementedError, ValueError, TypeError):
+        return None
+    if _meta_left(model) or _ties(model) != expected_ties:
+        return None
+    return model
+
+
+def _outputs(model, example):
+    with torch.no_grad():
+        _seed(0)
+        out = model.eval()(*example)
+    return [t for t in (out if isinstance(out, (tuple, list)) else (out,))]
+
+
+def _meta_error(error, label):
+    """The hint for an error the answer raised, by its kind."""
+    message = str(error)
+    if isinstance(error, NotImplementedError) or "copy out of meta" in message:
+        return f"✗ on {label}: a buffer still on meta cannot be moved with .to() (and to_empty would wipe the loaded values); recompute it with init_buffers(device)."
+    if isinstance(error, ValueError) and "uninitialized" in message:
+        return f"✗ on {label}: to_empty cannot allocate a lazy placeholder (no shape yet); load with assign=True, which takes the checkpoint's tensors and shapes."
+    return None
+
+
+@checker
+def check_build_on_meta(build_on_meta):
+    """Builds from a checkpoint through the answer and the reference; compares the models they return."""
+    for seed, (label, make, example, where, dtype) in enumerate(_build_family()):
+        try:
+            checkpoint = _checkpoint_of(make, example, seed, where, dtype)
+        except (RuntimeError, TypeError):  # a zoo model that runs in float32 only
+            dtype = torch.float32
+            checkpoint = _checkpoint_of(make, example, seed, where, dtype)
+        label += _dtype_note(dtype)
+        if example is not None:
+            example = tuple(x.to(where) for x in _cast(example, dtype))
+        _seed(seed)
+        source_ties = _ties(_quietly(make))
+        reference = _reference_model(make, checkpoint, source_ties)
+        if reference is None:
+            continue
+        pristine = {
+            k: v.clone() if isinstance(v, torch.Tensor) else v
+            for k, v in checkpoint.items()
+        }
+        keys = list(checkpoint)
+        objects = list(checkpoint.values())
+        built_on = []
+        _buffer_calls.clear()
+        model, line, error = _call(
+            build_on_meta, _recording(make, built_on), checkpoint
+        )
+        leak = None
+        if line:
+            if line.startswith("✗ not solved yet"):
+                return line
+            if any(w != "meta" for w in built_on):
+                w = next(w for w in built_on if w != "meta")
+                return f"✗ on {label}: the model was built on {w}, allocating and initializing every weight; call make_model() under `with torch.device('meta'):`."
+            if error is not None or model is None:
+                return _meta_error(error, label) or _stub_or_error(line, label)
+            leak = _stub_or_error(
+                line, label
+            )  # reported below, unless a more precise mistake is found
+        if not isinstance(model, nn.Module):
+            return f"✗ on {label}: build_on_meta returned {type(model).__name__}, not the model: return it."
+        if not built_on:
+            return f"✗ on {label}: make_model() was never called."
+        if any(w != "meta" for w in built_on):
+            w = next(w for w in built_on if w != "meta")
+            return f"✗ on {label}: the model was built on {w}, allocating and initializing every weight; call make_model() under `with torch.device('meta'):`."
+        if list(checkpoint) != keys or any(
+            a is not b for a, b in zip(checkpoint.values(), objects)
+        ):
+            return f"✗ on {label}: build_on_meta changed the checkpoint dict it was given (keys or entries); read it, do not edit it."
+        state = model.state_dict()
+        if set(state) != set(checkpoint):
+            return f"✗ on {label}: the model's state_dict keys differ from the checkpoint's."
+        if any(isinstance(t, torch.Tensor) and t.is_meta for t in state.values()):
+            return f"✗ on {label}: parameters are still on meta: load_state_dict copies into meta tensors, which does nothing; pass assign=True."
+        for k, want in reference.state_dict().items():
+            have = state[k]
+            if not isinstance(want, torch.Tensor):
+                continue
+            if (have.dtype, have.device) != (want.dtype, want.device):
+                return f"✗ on {label}: `{k}` is {have.dtype} on {have.device}; the checkpoint holds {want.dtype} on {want.device}: load with assign=True, which keeps the checkpoint's tensors."
+        changed = [
+            k
+            for k in pristine
+            if isinstance(pristine[k], torch.Tensor)
+            and not torch.equal(checkpoint[k], pristine[k])
+        ]
+        if changed:
+            return f"✗ on {label}: the checkpoint's own tensors changed (`{changed[0]}`): a reset after an assign=True load writes into them."
+        if any(
+            isinstance(pristine[k], torch.Tensor)
+            and not torch.equal(state[k], pristine[k])
+            for k in pristine
+        ):
+            return f"✗ on {label}: the values differ from the checkpoint: to_empty() or a reset after loading replaces them."
+        ref_params = dict(reference.named_parameters())
+        for name, p in model.named_parameters():
+            if type(p) is not nn.Parameter:
+                return f"✗ on {label}: `{name}` is a {type(p).__name__}, not an nn.Parameter."
+            if name in ref_params and p.requires_grad != ref_params[name].requires_grad:
+                return f"✗ on {label}: `{name}` has requires_grad={p.requires_grad}; the model built it with {ref_params[name].requires_grad}."
+        if _ties(model) != _ties(reference):
+            return f"✗ on {label}: the tie is lost: assign=True (or to_empty) makes a Parameter per key; call model.tie_weights() after loading."
+        answer_buffers = dict(model.named_buffers())
+        for name, want in reference.named_buffers():
+            have = answer_buffers.get(name)
+            if have is None:
+                return f"✗ on {label}: the buffer `{name}` is missing."
+            if have.is_meta:
+                return f"✗ on {label}: the non-persistent buffer `{name}` is still on meta; call init_buffers(device) on every module that has it."
+            if have.device != want.device or not torch.equal(have, want):
+                return f"✗ on {label}: the non-persistent buffer `{name}` differs from a fresh computation: call init_buffers(device) with the checkpoint's device."
+        for argument, default in _buffer_calls:
+            if default == "meta":
+                continue  # make_model() under torch.device("meta")
+            if argument is None or _device_of(argument) != _device_of(where):
+                return f"✗ on {label}: init_buffers got device={argument!r}; pass the checkpoint's device, so the buffers are computed where the weights are."
+        modes = [m.training for m in model.modules()]
+        if modes != [m.training for m in reference.modules()]:
+            return f"✗ on {label}: build_on_meta changed the training mode (eval()/train()); return the model in the mode make_model() built it."
+        if example is not None:
+            got, want = _outputs(model, example), _outputs(reference, example)
+            if len(got) != len(want) or not all(map(torch.equal, got, want)):
+                return f"✗ on {label}: the model's output differs from the reference's."
+        if leak:
+            return leak
+    return (
+        "✓ correct: on BatchNorm, tied LMs, computed tables, nested buffers, a lazy head and the zoo's "
+        "parametrized, pruned, half-precision models, in three dtypes: built on meta, loaded, buffers recomputed, "
+        "ties kept."
+    )

@@ -1,0 +1,1284 @@
+"""Exercise checkers for "GPUs" (06_gpus.ipynb): each `check_*` runs a reader's answer beside
+`_reference_*`, the solution the page shows, and prints one line.
+
+The checkers simulate machines and devices (accelerators of every kind, a clock, asynchronous
+queues, pinned memory) by replacing torch functions while an answer runs, so they work on a
+CPU-only machine. Every call of an answer goes through `harness.attempt`, with the simulation
+entered inside it: global state the answer leaves changed (a default device, a seed, the grad
+mode), a stub or an endless loop end the check with one line. Batches come from `inside_nn.zoo`'s
+example inputs too, in float32, float64 and bfloat16, with NaN, inf and empty tensors.
+"""
+
+# Names a reader's answer may use as if the notebook had imported them (the checker cell imports
+# this module's checkers; the tests run answers beside this module's names).
+import collections
+import contextlib
+import functools
+import io  # noqa: F401
+import time
+import timeit
+import warnings  # noqa: F401
+import weakref
+from typing import NamedTuple
+
+import torch
+from torch.torch_version import TorchVersion
+from torch.utils import benchmark as _benchmark
+
+from inside_nn import pick_device, zoo
+from inside_nn.exercises.harness import Wrong, attempt, checker
+
+try:  # NumPy is optional, as for the harness
+    import numpy as np
+except ImportError:  # pragma: no cover
+    np = None
+
+device = pick_device()
+
+
+@contextlib.contextmanager
+def _patched(fakes):
+    saved = {key: getattr(*key) for key in fakes}
+    try:
+        for (owner, name), fake in fakes.items():
+            setattr(owner, name, fake)
+        yield
+    finally:
+        for (owner, name), original in saved.items():
+            setattr(owner, name, original)
+
+
+_REAL_DEVICE = torch.device
+
+
+class _DeviceType(type):
+    """The type of the simulated torch.device: isinstance(x, torch.device) still works."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, _REAL_DEVICE)
+
+
+def _no_accelerator():
+    raise RuntimeError("Cannot access accelerator device when none is available.")
+
+
+def _machine(kind, count, release="2.7+", build=None):
+    """Fakes for a machine with `count` devices of type `kind` (None: no accelerator).
+
+    `release` "2.6": current_accelerator() takes no argument and raises without an accelerator (torch 2.6).
+    `release` "2.7+": current_accelerator(check_available=False) returns the build's accelerator (`build`, e.g.
+    "cuda" for a CUDA build on a machine without a GPU) or None for a CPU-only build (torch 2.7 to 2.15).
+    torch.__version__ reads 2.6.0 or at least 2.7.0; torch.device(i) names the same accelerator, or raises.
+    set_device_index is recorded in `calls`; current_device_index follows it.
+    """
+    build = build or kind
+    state = {"index": 0, "calls": []}
+
+    def current_accelerator_26():
+        if kind is None:
+            _no_accelerator()
+        return torch.device(kind)
+
+    current_accelerator_26.__name__ = current_accelerator_26.__qualname__ = (
+        "current_accelerator"
+    )
+
+    def device(*args, **kwargs):
+        """torch.device, with an int meaning the current accelerator (torch 2.6: only if there is one)."""
+        if len(args) == 1 and not kwargs and type(args[0]) is int:
+            named = kind if release == "2.6" else build
+            if named is None:
+                _no_accelerator()
+            return _REAL_DEVICE(named, args[0])
+        return _REAL_DEVICE(*args, **kwargs)
+
+    def current_accelerator(check_available=False):
+        if check_available and count == 0:
+            return None
+        return torch.device(build) if build else None
+
+    def current_device_index():
+        if count == 0:
+            _no_accelerator()
+        return state["index"]
+
+    def set_device_index(index, /):
+        state["calls"].append(("set_device_index", index))
+        state["index"] = index.index if isinstance(index, torch.device) else int(index)
+
+    def only(kind_wanted, value):
+        return (
+            (lambda *a, **k: value)
+            if kind == kind_wanted
+            else (lambda *a, **k: 0 if value else False)
+        )
+
+    def cuda_current():
+        if kind != "cuda" or count == 0:
+            raise AssertionError("Torch not compiled with CUDA enabled")
+        return state["index"]
+
+    version = (
+        "2.6.0" if release == "2.6" else max(torch.__version__, TorchVersion("2.7.0"))
+    )
+    fakes = {
+        (torch, "__version__"): TorchVersion(version),
+        (torch, "device"): _DeviceType(
+            "device", (), {"__new__": lambda cls, *a, **k: device(*a, **k)}
+        ),
+        (torch.accelerator, "is_available"): lambda: count > 0,
+        (torch.accelerator, "device_count"): lambda: count,
+        (torch.accelerator, "current_accelerator"): (
+            current_accelerator_26 if release == "2.6" else current_accelerator
+        ),
+        (torch.accelerator, "current_device_index"): current_device_index,
+        (torch.accelerator, "current_device_idx"): current_device_index,
+        (torch.accelerator, "set_device_index"): set_device_index,
+        (torch.accelerator, "set_device_idx"): set_device_index,
+        (torch.cuda, "is_available"): lambda: kind == "cuda" and count > 0,
+        (torch.cuda, "device_count"): lambda: count if kind == "cuda" else 0,
+        (torch.cuda, "current_device"): cuda_current,
+        (torch.cuda, "set_device"): set_device_index,
+        (torch.backends.mps, "is_available"): lambda: kind == "mps",
+        (torch.mps, "device_count"): lambda: count if kind == "mps" else 0,
+        (torch.xpu, "is_available"): lambda: kind == "xpu" and count > 0,
+        (torch.xpu, "device_count"): lambda: count if kind == "xpu" else 0,
+    }
+    del only
+    return fakes, state
+
+
+def _describe(kind, count, release, build=None):
+    if kind is None:
+        what = f"no accelerator ({build or 'CPU-only'} build)"
+    else:
+        what = f"{count} {kind} device(s)"
+    return f"{what}, torch {release}"
+
+
+def _under(answer, fakes, *modes):
+    """`answer`, run with torch's functions replaced by `fakes` and inside `modes` (the simulated
+    devices). `attempt` captures and restores global state outside the simulation."""
+
+    @functools.wraps(answer, updated=())
+    def simulated(*args, **kwargs):
+        with _patched(fakes), contextlib.ExitStack() as stack:
+            for mode in modes:
+                stack.enter_context(mode)
+            return answer(*args, **kwargs)
+
+    return simulated
+
+
+# --------------------------------------------------------------------------------------------------
+# try_accelerator
+
+
+def _reference_try_accelerator(i: int = 0) -> torch.device:
+    """The i-th device of this machine's accelerator, or the CPU when it does not exist."""
+    if torch.accelerator.device_count() > i:
+        return torch.device(torch.accelerator.current_accelerator().type, i)
+    return torch.device("cpu")
+
+
+@checker
+def check_try_accelerator(try_accelerator):
+    """Compare with the reference on simulated machines (CUDA, XPU, MPS, none) as torch 2.6 and 2.7-2.15 answer."""
+    machines = [
+        (None, 0, None),
+        (None, 0, "cuda"),
+        ("cuda", 1, None),
+        ("cuda", 2, None),
+        ("xpu", 1, None),
+        ("xpu", 2, None),
+        ("mps", 1, None),
+    ]
+    for release in ("2.6", "2.7+"):
+        for kind, count, build in machines:
+            for i in range(count + 2):
+                fakes, state = _machine(kind, count, release, build)
+                expected = _under(_reference_try_accelerator, fakes)(i)
+                got, error = attempt(_under(try_accelerator, fakes), i)
+                where = f"on a machine with {_describe(kind, count, release, build)}, try_accelerator({i})"
+                if error is not None:
+                    hint = "it must return a device on every machine"
+                    if "none is available" in str(error):
+                        hint = "ask device_count() (or is_available()) first: torch 2.6 raises here"
+                    elif isinstance(error, TypeError) and "current_accelerator" in str(
+                        error
+                    ):
+                        hint = "torch 2.6's current_accelerator() takes no argument; ask device_count()"
+                    raise Wrong(
+                        f"✗ {where} raised {type(error).__name__}: {error} ({hint})"
+                    )
+                if state["calls"]:
+                    raise Wrong(
+                        f"✗ {where} changed the current device ({state['calls'][0][0]}): only answer the question"
+                    )
+                if type(got) is not torch.device:
+                    raise Wrong(
+                        f"✗ {where} returned {got!r}: return a torch.device, e.g. torch.device(kind, i)"
+                    )
+                if got == expected:
+                    continue
+                where += f" returned {got}; expected {expected}"
+                if got.type == expected.type == "cpu":
+                    hint = f"return torch.device('cpu'), with no index: {got} != cpu"
+                elif expected.type == "cpu" and count == 0 and build is None:
+                    hint = "with no accelerator, fall back to torch.device('cpu')"
+                elif expected.type == "cpu" and count == 0:
+                    hint = "a CUDA build without a GPU still names cuda: ask device_count() or is_available()"
+                elif expected.type == "cpu":
+                    hint = "that device does not exist: compare i with torch.accelerator.device_count()"
+                elif got.type == "cpu":
+                    hint = "ask torch.accelerator (current_accelerator().type) rather than torch.cuda"
+                else:
+                    hint = "put the index i into the device"
+                raise Wrong(f"✗ {where}: {hint}")
+    return "✓ correct: the i-th device on CUDA, XPU and MPS machines, the CPU where it does not exist (torch 2.6 and 2.7+)"
+
+
+# --------------------------------------------------------------------------------------------------
+# Simulated devices: tensors "on" CUDA or XPU that live on the CPU
+
+
+_SIMULATED_TYPES = ("cuda", "xpu")
+_HOST_READS = {
+    torch.Tensor.item,
+    torch.Tensor.tolist,
+    torch.Tensor.numpy,
+    torch.Tensor.__float__,
+    torch.Tensor.__int__,
+    torch.Tensor.__index__,
+    torch.Tensor.__bool__,
+    torch.Tensor.__complex__,
+    torch.Tensor.__repr__,
+    torch.Tensor.__format__,
+    torch.Tensor.__array__,
+}
+
+
+def _sim(t):
+    return getattr(t, "_sim_device", None)
+
+
+def _tensors_in(value):
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _tensors_in(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _tensors_in(v)
+
+
+def _full_device(device):
+    device = torch.device(device)
+    return torch.device(device.type, 0 if device.index is None else device.index)
+
+
+def _storage(t):
+    """The address of the memory `t` views (0 for meta and empty tensors: never tracked)."""
+    if t.device.type == "meta":
+        return 0
+    return t.untyped_storage().data_ptr()
+
+
+class _SimulatedDevices(torch.overrides.TorchFunctionMode):
+    """CUDA and XPU tensors simulated on the CPU, as on a GPU build of torch 2.6 to 2.15.
+
+    A tensor "on" a simulated device is a CPU tensor tagged with `_sim_device`. Tensor.to(), .cuda(),
+    .cpu(), the device= argument of any function, and `tensor.device` honour the simulated device,
+    with every argument of to() (a device, dtype or tensor; non_blocking, copy, memory_format, by
+    position or name) and of cuda(). A move or a copy_() to a device records its non_blocking flag.
+    pin_memory(), is_pinned() and pin_memory=True work without a GPU (pinned memory is tracked by
+    storage, so views of it are pinned too).
+
+    Copies from the device to the host, noted with `self.clock()` (the checker's step count), as CUDA
+    makes them: item, tolist, float(), print, .cpu(), a blocking copy_ or an assignment into a host
+    tensor make the host wait (`copies_to_host`); `.to("cpu", non_blocking=True)` (into memory torch
+    pins for it) and `copy_(..., non_blocking=True)` into pinned memory are queued and return at once
+    (`async_copies`); into pageable memory a non_blocking copy still waits. Reading memory a queued
+    copy writes before a synchronize (torch.cuda/accelerator.synchronize, a stream's, or an event
+    recorded after the copy) is an unsynchronized read; every synchronize is noted (`synchronized`).
+    """
+
+    def __init__(self, clock=lambda: 0):
+        super().__init__()
+        self.clock = clock
+        self.copies_to_host = []  # the clock at each copy the host waited for
+        self.async_copies = []  # the clock at each copy queued without waiting
+        self.synchronized = []  # the clock at each wait for the device's queue
+        self.unsynchronized_reads = 0
+        self.queued = 0  # non_blocking copies to the host queued so far
+        self.done = 0  # how many of them the host has waited for
+        self.pending = {}  # storage -> the number of the last queued copy into it
+        self.pinned = set()  # storages of pinned host memory
+
+    def synchronize(self, *args, **kwargs):
+        self.synchronized.append(self.clock())
+        self.done = self.queued
+
+    def stream_class(self):
+        """torch.cuda.Stream / current_stream(): synchronize() waits for the device's queue."""
+        mode = self
+
+        class Stream:
+            def __init__(self, *args, **kwargs):
+                pass
+
+            def synchronize(self):
+                mode.synchronize()
+
+            def wait_stream(self, other):
+                pass
+
+            def wait_event(self, event):
+                pass
+
+            def record_event(self, event=None):
+                event = event or mode.event_class()()
+                event.record(self)
+                return event
+
+            def query(self):
+                mode.done = mode.queued
+                return True
+
+        return Stream
+
+    def event_class(self):
+        """torch.Event / torch.cuda.Event: synchronize() waits for the copies queued before record()."""
+        mode = self
+
+        class Event:
+            def __init__(self, *args, **kwargs):
+                self.mark = None
+
+            def record(self, stream=None):
+                self.mark = mode.queued
+
+            def synchronize(self):
+                mode.synchronized.append(mode.clock())
+                if self.mark is not None:
+                    mode.done = max(mode.done, self.mark)
+
+            def query(self):  # the device is fast: asked, it has finished
+                if self.mark is not None:
+                    mode.done = max(mode.done, self.mark)
+                return True
+
+            def wait(self, stream=None):
+                pass
+
+        return Event
+
+    def fakes(self):
+        """torch's synchronize, streams and events, answered by this simulation."""
+        Stream, Event = self.stream_class(), self.event_class()
+        fakes = {
+            (torch.accelerator, "synchronize"): self.synchronize,
+            (torch.cuda, "synchronize"): self.synchronize,
+            (torch, "Event"): Event,
+            (torch.cuda, "Event"): Event,
+            (torch, "Stream"): Stream,
+            (torch.cuda, "Stream"): Stream,
+            (torch.cuda, "current_stream"): lambda device=None: Stream(),
+            (torch.cuda, "default_stream"): lambda device=None: Stream(),
+            (torch.cuda, "stream"): lambda stream=None: contextlib.nullcontext(stream),
+            (torch.accelerator, "current_stream"): lambda device=None: Stream(),
+        }
+        return fakes
+
+    def _queue(self, target):
+        """A non_blocking copy into `target`'s memory, queued on the device."""
+        self.async_copies.append(self.clock())
+        self.queued += 1
+        key = _storage(target)
+        if key:
+            self.pending[key] = self.queued
+
+    def _is_pending(self, t):
+        key = _storage(t) if _sim(t) is None else 0
+        return bool(key) and self.pending.get(key, 0) > self.done
+
+    def _to_host(self, source, non_blocking=False):
+        out = torch.Tensor.clone(source)
+        if (
+            non_blocking
+        ):  # torch copies into pinned memory it allocates: queued, no wait
+            self.pinned.add(_storage(out))
+            self._queue(out)
+        else:
+            self.copies_to_host.append(self.clock())
+        return out
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = dict(kwargs or {})
+        inputs = list(_tensors_in(list(args) + list(kwargs.values())))
+        devices = [_sim(t) for t in inputs if _sim(t) is not None]
+        if func == torch.Tensor.device.__get__ and _sim(args[0]) is not None:
+            return _sim(args[0])
+        pending = [t for t in inputs if self._is_pending(t)]
+        if func is torch.Tensor.copy_ and pending and pending[0] is args[0]:
+            pending = pending[1:]  # writing into it again: not a read
+        out = self._dispatch(func, args, kwargs, inputs, devices)
+        if pending:
+            read = func in _HOST_READS or any(
+                _storage(t) not in {_storage(p) for p in pending}
+                for t in _tensors_in(out)
+            )
+            self.unsynchronized_reads += read
+        return out
+
+    def _dispatch(self, func, args, kwargs, inputs, devices):
+        if func is torch.Tensor.record_stream:  # the caching allocator's bookkeeping
+            return None
+        if func in (torch.Tensor.to, torch.Tensor.cuda, torch.Tensor.cpu):
+            return self._move(func, args, kwargs)
+        if func is torch.Tensor.is_pinned:
+            return _storage(args[0]) in self.pinned
+        if func is torch.Tensor.pin_memory:
+            if devices:
+                raise RuntimeError(
+                    "cannot pin a device tensor: only dense CPU tensors can be pinned"
+                )
+            if _storage(args[0]) in self.pinned:
+                return args[0]
+            out = torch.Tensor.clone(args[0])
+            self.pinned.add(_storage(out))
+            return out
+        if func is torch.Tensor.copy_:
+            non_blocking = (
+                args[2] if len(args) > 2 else kwargs.get("non_blocking", False)
+            )
+            if _sim(args[0]) is not None or args[0].device.type != "cpu":
+                args[0]._sim_non_blocking = bool(non_blocking)
+            elif devices:  # from the device into host memory
+                if non_blocking and _storage(args[0]) in self.pinned:
+                    self._queue(args[0])
+                else:  # blocking, or into pageable memory: the host waits
+                    self.copies_to_host.append(self.clock())
+                return func(*args, **kwargs)
+        pinned = bool(kwargs.pop("pin_memory", False))
+        if func in _HOST_READS:
+            if devices:
+                self.copies_to_host.append(self.clock())
+            return func(*args, **kwargs)
+        if func is torch.Tensor.__setitem__ and _sim(args[0]) is None:
+            self.copies_to_host.extend(
+                self.clock() for t in inputs[1:] if _sim(t) is not None
+            )
+            return func(*args, **kwargs)
+        if func in (torch.tensor, torch.as_tensor) and devices:
+            self.copies_to_host.extend(self.clock() for _ in devices)
+            devices = []
+        target = kwargs.get("device")
+        if target is not None and torch.device(target).type in _SIMULATED_TYPES:
+            kwargs["device"] = "cpu"
+            devices = [_full_device(target)]
+        elif target is not None:
+            devices = []
+        out = func(*args, **kwargs)
+        if devices:
+            for t in _tensors_in(out):
+                if _sim(t) is None and not any(t is i for i in inputs):
+                    t._sim_device = devices[0]
+        if pinned and isinstance(out, torch.Tensor):
+            self.pinned.add(_storage(out))
+        return out
+
+    def _move(self, func, args, kwargs):
+        source = args[0]
+        rest = list(args[1:])
+        if func is torch.Tensor.cuda:
+            target = rest.pop(0) if rest else kwargs.pop("device", None)
+            non_blocking = rest.pop(0) if rest else kwargs.pop("non_blocking", False)
+            if target is None or type(target) is int:
+                target = torch.device("cuda", target or 0)
+            target = torch.device(target)
+            if target.type != "cuda":
+                raise RuntimeError(f"Invalid device, must be cuda device, not {target}")
+            dtype, copy = None, False
+            memory_format = kwargs.pop("memory_format", torch.preserve_format)
+        elif func is torch.Tensor.cpu:
+            target, dtype, non_blocking = torch.device("cpu"), None, False
+            copy, memory_format = (
+                False,
+                kwargs.pop("memory_format", torch.preserve_format),
+            )
+        elif rest and isinstance(
+            rest[0], torch.Tensor
+        ):  # to(other, non_blocking, copy)
+            other = rest.pop(0)
+            target, dtype = _where(other), other.dtype
+            non_blocking = rest.pop(0) if rest else kwargs.pop("non_blocking", False)
+            copy = rest.pop(0) if rest else kwargs.pop("copy", False)
+            memory_format = kwargs.pop("memory_format", torch.preserve_format)
+        else:  # to(dtype, non_blocking, copy) or to(device, dtype, non_blocking, copy)
+            at = 2 if rest and isinstance(rest[0], torch.dtype) else 3
+            copy = rest.pop(at) if len(rest) > at else kwargs.pop("copy", False)
+            target, dtype, non_blocking, memory_format = torch._C._nn._parse_to(
+                *rest, **kwargs
+            )
+            memory_format = memory_format or torch.preserve_format
+        here = _sim(source) or source.device
+        dtype = dtype or source.dtype
+        if (
+            target is None
+            or _full_device(target) == _full_device(here)
+            or target == here
+        ):
+            out = torch.Tensor.to(
+                source, dtype=dtype, copy=copy, memory_format=memory_format
+            )
+            if out is not source and _sim(source) is not None:
+                out._sim_device = _sim(source)
+        elif target.type in _SIMULATED_TYPES:
+            out = torch.Tensor.to(
+                source, dtype=dtype, copy=True, memory_format=memory_format
+            )
+            out._sim_device = _full_device(target)
+        elif _sim(source) is not None and target.type == "cpu":
+            out = self._to_host(
+                torch.Tensor.to(source, dtype=dtype, memory_format=memory_format),
+                non_blocking,
+            )
+        else:
+            out = torch.Tensor.to(
+                source, target, dtype, non_blocking, copy, memory_format=memory_format
+            )
+        if out is not source:
+            out._sim_non_blocking = bool(non_blocking)
+        return out
+
+
+# --------------------------------------------------------------------------------------------------
+# to_device
+
+
+def _reference_to_device(batch, device: torch.device, non_blocking: bool = False):
+    """`batch` with every tensor moved to `device`; dicts, lists and tuples are rebuilt."""
+
+    def move(value):
+        if isinstance(value, torch.Tensor):
+            return value.to(device, non_blocking=non_blocking)
+        if isinstance(
+            value, dict
+        ):  # dict, OrderedDict, ...: the same type, the same order
+            return type(value)((key, move(item)) for key, item in value.items())
+        if isinstance(value, tuple) and hasattr(value, "_fields"):  # a namedtuple
+            return type(value)(*(move(item) for item in value))
+        if isinstance(value, (list, tuple)):
+            return type(value)(move(item) for item in value)
+        return value  # numbers, strings, None: unchanged
+
+    return move(batch)
+
+
+class _Pair(NamedTuple):
+    image: torch.Tensor
+    label: torch.Tensor
+    name: str = "sample"
+
+
+def _hf_batch(name):
+    """A zoo language model's inputs as a Hugging Face DataLoader yields them."""
+    (input_ids, *_) = zoo.inputs(name)
+    return {
+        "input_ids": input_ids,
+        "attention_mask": torch.ones_like(input_ids),
+        "labels": input_ids.clone(),
+        "special_tokens_mask": input_ids == 0,
+    }
+
+
+def _batches():
+    """(description, batch) pairs, freshly built: the family both answers are run on."""
+
+    def t(*shape, dtype=torch.float32):
+        return torch.arange(float(torch.Size(shape).numel())).reshape(shape).to(dtype)
+
+    image = zoo.inputs("vit")[0].to(torch.bfloat16)
+    image[0, 0, 0, :2] = torch.tensor([float("nan"), float("inf")])
+    batches = [
+        ("a bare tensor", t(2, 3)),
+        ("a transposed tensor", t(2, 3).T),
+        ("a tensor that requires grad", t(3).requires_grad_()),
+        (
+            "a dict with a list, a tuple, a string and a number",
+            {
+                "image": t(2, 3),
+                "ids": torch.tensor([3, 1]),
+                "labels": [t(2), t(2)],
+                "pair": (t(1), "first"),
+                "name": "x",
+                "count": 3,
+            },
+        ),
+        (
+            "an OrderedDict",
+            collections.OrderedDict([("z", t(2)), ("a", t(3)), ("id", None)]),
+        ),
+        ("a namedtuple", _Pair(t(2, 2), torch.tensor([3, 1]))),
+        ("a list of dicts", [{"x": t(2), "y": 1.5}, {"x": t(3), "y": None}]),
+        (
+            "a tuple holding a namedtuple in a dict",
+            (t(1), {"pair": _Pair(t(2), t(1), "b")}, "tag"),
+        ),
+        ("a dict of non-tensors", {"lr": 0.1, "names": ["a", "b"], "none": None}),
+        ("GPT-2's inputs as a Hugging Face batch", _hf_batch("gpt2")),
+        ("an LSTM's inputs: tokens and an (h, c) tuple", zoo.inputs("lstm-lm")),
+        (
+            "a bfloat16 image batch holding NaN and inf, with labels",
+            {"pixel_values": image, "labels": torch.tensor([1, 0])},
+        ),
+        (
+            "float64, int8, bool and empty tensors",
+            [t(2, dtype=torch.float64), t(3, dtype=torch.int8), t(2) > 0, t(0, 4)],
+        ),
+        ("empty containers", {"none": [], "nothing": {}, "unit": ()}),
+    ]
+    if np is not None:
+        batches.append(
+            ("a NumPy array beside a tensor", {"x": t(2), "raw": np.arange(3.0)})
+        )
+    return batches
+
+
+def _same_tensor(a, b):
+    """Equal values, NaN equal to NaN."""
+    if a.device.type == "meta" or b.device.type == "meta":
+        return True
+    if torch.equal(a, b):
+        return True
+    if not (a.is_floating_point() and b.is_floating_point()):
+        return False
+    return torch.equal(a.isnan(), b.isnan()) and torch.equal(
+        a.nan_to_num(0.0), b.nan_to_num(0.0)
+    )
+
+
+def _same_leaf(got, expected):
+    """A value that is not a tensor or a container: the same object, or an equal one."""
+    if got is expected:
+        return True
+    if np is not None and isinstance(expected, np.ndarray):
+        return isinstance(got, np.ndarray) and np.array_equal(got, expected)
+    try:
+        return bool(got == expected)
+    except Exception:  # noqa: BLE001 (an object whose == is not a bool is compared by identity)
+        return False
+
+
+def _fingerprint(value):
+    """Everything about a batch that to_device must leave as it was: types, identities, tensor contents."""
+    if isinstance(value, torch.Tensor):
+        return ("tensor", id(value), value.device, _sim(value), value.clone())
+    if isinstance(value, dict):
+        return (
+            type(value),
+            id(value),
+            [(k, _fingerprint(v)) for k, v in value.items()],
+        )
+    if isinstance(value, (list, tuple)):
+        return (type(value), id(value), [_fingerprint(v) for v in value])
+    return (type(value), id(value))
+
+
+def _same_fingerprint(a, b):
+    if type(a) is not type(b) or len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if isinstance(x, torch.Tensor):
+            if not (
+                isinstance(y, torch.Tensor)
+                and x.dtype == y.dtype
+                and x.shape == y.shape
+                and _same_tensor(x, y)
+            ):
+                return False
+        elif isinstance(x, (list, tuple)):
+            if not _same_fingerprint(x, y):
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+def _where(t):
+    return _sim(t) or t.device
+
+
+def _compare(got, expected, path="the result"):
+    """None if `got` matches the reference's `expected`, else what differs."""
+    if type(got) is not type(expected):
+
+        def named(kind):
+            return f"{'an' if kind.__name__[0] in 'AEIOU' else 'a'} {kind.__name__}"
+
+        return (
+            f"{path} came back as {named(type(got))}; expected {named(type(expected))}"
+        )
+    if isinstance(expected, torch.Tensor):
+        if _where(got) != _where(expected):
+            return f"{path} is on {_where(got)}; expected {_where(expected)}"
+        if got.dtype != expected.dtype:
+            return f"{path} has dtype {got.dtype}; expected {expected.dtype}"
+        if got.shape != expected.shape:
+            return (
+                f"{path} has shape {tuple(got.shape)}; expected {tuple(expected.shape)}"
+            )
+        if not _same_tensor(got, expected):
+            return f"{path} has other values"
+        if got.requires_grad != expected.requires_grad:
+            return f"{path} has requires_grad={got.requires_grad}; expected {expected.requires_grad}"
+        if got.numel() and got.stride() != expected.stride():
+            return f"{path} has strides {got.stride()}; expected {expected.stride()}"
+        flags = [getattr(t, "_sim_non_blocking", None) for t in (got, expected)]
+        if flags[0] != flags[1]:
+            return f"{path} was moved with non_blocking={flags[0]}; expected {flags[1]}"
+        return None
+    if isinstance(expected, dict):
+        if list(got) != list(expected):
+            return f"{path} has keys {list(got)}; expected {list(expected)}"
+        pairs = [(got[k], expected[k], f"{path}[{k!r}]") for k in expected]
+    elif isinstance(expected, (list, tuple)):
+        if len(got) != len(expected):
+            return f"{path} has {len(got)} items; expected {len(expected)}"
+        pairs = [(g, e, f"{path}[{i}]") for i, (g, e) in enumerate(zip(got, expected))]
+    else:
+        return (
+            None
+            if _same_leaf(got, expected)
+            else f"{path} is {got!r}; expected {expected!r}"
+        )
+    for g, e, p in pairs:
+        difference = _compare(g, e, p)
+        if difference:
+            return difference
+    return None
+
+
+def _to_device_hint(difference):
+    if "came back as a dict; expected an OrderedDict" in difference:
+        return "rebuild a mapping with its own type, type(batch)(...), so an OrderedDict stays one"
+    if "expected a _Pair" in difference:
+        return (
+            "a namedtuple takes its fields as separate arguments: type(batch)(*values)"
+        )
+    if "came back as a Tensor; expected a ndarray" in difference:
+        return "leave what is not a tensor as it is: a NumPy array too"
+    if "came back as" in difference:
+        return "rebuild each list and tuple with its own type"
+    if "non_blocking=None" in difference:
+        return "return what tensor.to() returns, without another copy"
+    if "non_blocking=" in difference:
+        return "pass non_blocking on to tensor.to()"
+    if " has dtype " in difference:
+        return "keep each tensor's dtype: give tensor.to() only the device and non_blocking"
+    if "requires_grad=" in difference:
+        return "tensor.to() keeps requires_grad and the graph: don't detach"
+    if " has strides " in difference:
+        return "tensor.to() keeps the layout: don't make the tensor contiguous"
+    if " has shape " in difference or " has other values" in difference:
+        return "move each tensor as it is"
+    if " is on cpu; expected " in difference:
+        if difference.startswith("the result is on") or "'image'" in difference:
+            return "tensor.to() returns a copy (module.to() is the one that works in place): use what it returns"
+        return "recurse into dict values, lists and tuples"
+    if " is on " in difference:
+        return "move to exactly the device given (its index included)"
+    return "return numbers, strings, None and NumPy arrays as they are"
+
+
+@checker
+def check_to_device(to_device):
+    """Compare with the reference on a family of batches (zoo models' inputs among them, bfloat16,
+    float64, NaN and empty tensors), on meta and on simulated cuda:1 / xpu devices.
+
+    The simulated devices behave like a CUDA or XPU build of torch 2.6 to 2.15 (see _SimulatedDevices).
+    """
+    devices = [
+        ("meta", False),
+        (torch.device("meta"), True),
+        ("cuda:1", True),
+        (torch.device("xpu", 0), False),
+    ]
+    for device, non_blocking in devices:
+        for (what, batch), (_, batch_for_reference) in zip(_batches(), _batches()):
+            before = _fingerprint(batch)
+            with _SimulatedDevices():
+                expected = _reference_to_device(
+                    batch_for_reference, device, non_blocking
+                )
+            got, error = attempt(
+                _under(to_device, {}, _SimulatedDevices()),
+                batch,
+                device,
+                non_blocking=non_blocking,
+            )
+            case = (
+                f"on {what}, to_device(batch, {device!r}, non_blocking={non_blocking})"
+            )
+            if error is not None:
+                hint = "leave non-tensor values, such as strings, as they are, and accept non_blocking="
+                if (
+                    isinstance(batch, tuple)
+                    and hasattr(batch, "_fields")
+                    or "_Pair" in str(error)
+                ):
+                    hint = "a namedtuple takes its fields as separate arguments: type(batch)(*values)"
+                raise Wrong(f"✗ {case} raised {type(error).__name__}: {error} ({hint})")
+            if not _same_fingerprint(_fingerprint(batch), before):
+                raise Wrong(
+                    f"✗ {case} changed the caller's batch: build new containers instead of assigning into them"
+                )
+            difference = _compare(got, expected)
+            if difference:
+                raise Wrong(f"✗ {case}: {difference} ({_to_device_hint(difference)})")
+    return (
+        "✓ correct: every tensor moved with non_blocking as asked; dicts, OrderedDicts, namedtuples, lists and "
+        "tuples rebuilt; the rest and the input untouched"
+    )
+
+
+class _VirtualTime:
+    """A simulated clock and per-device queues, as torch 2.6 to 2.15 time them (no real sleeping).
+
+    Replaces time.perf_counter/perf_counter_ns/monotonic/time and timeit.default_timer (so
+    torch.utils.benchmark.Timer reads it too), torch.accelerator.synchronize (positional-only device, like
+    the real one: an int, a str or a torch.device of the current accelerator's type, or the current device),
+    torch.cuda/xpu/mps.synchronize (refused, as on a build without them, on another machine), torch.Event(device=,
+    enable_timing=) and torch.cuda.Event(enable_timing=): record() queues a marker, synchronize() waits for it,
+    query() asks, elapsed_time() needs enable_timing=True on both and a completed end, as on a real device;
+    record(stream) records on that stream's device. torch.cuda/accelerator.current_stream(device) return a stream
+    whose synchronize() waits for that device; torch.accelerator.device_index(i) and torch.cuda.device(i) make i
+    the current device inside a with block. torch.device(i) names the machine's accelerator (see _machine).
+    """
+
+    def __init__(self, kind, count):
+        self.kind, self.count = kind, count
+        self.now = 100.0
+        self.reads = 0
+        self.events = 0
+        self.busy = collections.defaultdict(float)  # device -> when its queue runs dry
+        self.machine, self.state = _machine(kind, count)
+
+    def clock(self):
+        self.reads += 1
+        self.now += 1e-6
+        return self.now
+
+    def index_of(self, device, kind=None):
+        kind = kind or self.kind
+        if device is None:
+            return self.state["index"]
+        if isinstance(device, int):
+            return device
+        device = torch.device(device)
+        if device.type != kind:
+            raise ValueError(
+                f"{device.type} doesn't match the current accelerator {kind}."
+            )
+        return self.state["index"] if device.index is None else device.index
+
+    def wait(self, kind, index):
+        self.now = max(self.now, self.busy[(kind, index)])
+
+    def launch(self, device, seconds):
+        """fn's work: on an accelerator, queued behind earlier work; on the CPU, done by the host."""
+        self.now += 1e-5
+        if device.type == "cpu":
+            self.now += seconds
+        else:
+            key = (device.type, self.index_of(device, device.type))
+            self.busy[key] = max(self.now, self.busy[key]) + seconds
+
+    def fakes(self):
+        vt = self
+
+        def accelerator_synchronize(device=None, /):
+            if vt.count == 0:
+                _no_accelerator()
+            vt.wait(vt.kind, vt.index_of(device))
+
+        def backend_synchronize(kind):
+            def synchronize(device=None):
+                if vt.kind != kind or vt.count == 0:
+                    raise AssertionError(
+                        f"Torch not compiled with {kind.upper()} enabled"
+                    )
+                vt.wait(kind, vt.index_of(device, kind))
+
+            return synchronize
+
+        def mps_synchronize():
+            backend_synchronize("mps")(None)
+
+        class Stream:
+            """The current stream of one device: synchronize() waits for its queue."""
+
+            def __init__(self, key):
+                self.key = key
+                self.device = torch.device(*key)
+
+            def synchronize(self):
+                vt.wait(*self.key)
+
+        def current_stream(kind):
+            def current_stream(device=None):
+                if kind is None and vt.count == 0:
+                    _no_accelerator()
+                if kind is not None and (vt.kind != kind or vt.count == 0):
+                    raise AssertionError(
+                        f"Torch not compiled with {kind.upper()} enabled"
+                    )
+                return Stream((vt.kind, vt.index_of(device)))
+
+            return current_stream
+
+        def device_index(kind):
+            @contextlib.contextmanager
+            def device_index(device, /):
+                if vt.count == 0 or (kind is not None and vt.kind != kind):
+                    raise RuntimeError(
+                        f"the simulated machine has no {kind or 'accelerator'}: "
+                        "use torch.accelerator.synchronize(device)"
+                    )
+                saved = vt.state["index"]
+                if device is not None and device != -1:
+                    vt.state["index"] = vt.index_of(device)
+                try:
+                    yield
+                finally:
+                    vt.state["index"] = saved
+
+            return device_index
+
+        class Event:
+            def __init__(
+                self,
+                device=None,
+                *,
+                enable_timing=False,
+                blocking=False,
+                interprocess=False,
+            ):
+                if device is None and vt.count == 0:
+                    _no_accelerator()
+                device = torch.device(vt.kind if device is None else device)
+                self.key = (device.type, vt.index_of(device, device.type))
+                self.enable_timing, self.at = enable_timing, None
+
+            def record(self, stream=None):
+                if self.key[0] == "cpu":
+                    raise RuntimeError("cpu backend doesn't support events.")
+                if stream is not None:  # the stream's own device
+                    self.key = stream.key
+                vt.now += 1e-6
+                vt.events += 1
+                self.at = max(vt.now, vt.busy[self.key])
+
+            def synchronize(self):
+                if self.at is not None:
+                    vt.now = max(vt.now, self.at)
+
+            def query(self):
+                vt.now += 1e-4  # asking takes time too: a loop that polls ends
+                return self.at is None or vt.now >= self.at
+
+            def wait(self, stream=None):
+                pass
+
+            def elapsed_time(self, end):
+                if not (self.enable_timing and end.enable_timing):
+                    raise RuntimeError(
+                        "Both events must be created with argument 'enable_timing=True'."
+                    )
+                if self.at is None or end.at is None or vt.now < end.at:
+                    raise RuntimeError(
+                        "device not ready: the end event has not completed"
+                    )
+                return (end.at - self.at) * 1e3
+
+        class CudaEvent(Event):
+            def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+                if vt.kind != "cuda":
+                    raise AssertionError("Torch not compiled with CUDA enabled")
+                super().__init__("cuda", enable_timing=enable_timing)
+
+        fakes = dict(self.machine)
+        fakes.update(
+            {
+                (time, "perf_counter"): self.clock,
+                (time, "perf_counter_ns"): lambda: int(self.clock() * 1e9),
+                (time, "monotonic"): self.clock,
+                (time, "time"): self.clock,
+                (timeit, "default_timer"): self.clock,
+                (torch.accelerator, "synchronize"): accelerator_synchronize,
+                (torch.cuda, "synchronize"): backend_synchronize("cuda"),
+                (torch.xpu, "synchronize"): backend_synchronize("xpu"),
+                (torch.mps, "synchronize"): mps_synchronize,
+                (torch, "Event"): Event,
+                (torch.cuda, "Event"): CudaEvent,
+                (torch.cuda, "current_stream"): current_stream("cuda"),
+                (torch.cuda, "device"): device_index("cuda"),
+                (torch.accelerator, "current_stream"): current_stream(None),
+            }
+        )
+        if hasattr(torch.accelerator, "device_index"):  # torch 2.8 and later
+            fakes[(torch.accelerator, "device_index")] = device_index(None)
+        init = _benchmark.Timer.__init__
+        if (
+            timeit.default_timer in init.__defaults__
+        ):  # torch 2.6 chose its clock at import
+
+            def benchmark_clock():
+                if vt.kind == "cuda":
+                    torch.cuda.synchronize()
+                return timeit.default_timer()
+
+            fakes[(init, "__defaults__")] = tuple(
+                benchmark_clock if d is timeit.default_timer else d
+                for d in init.__defaults__
+            )
+        return fakes
+
+
+def _reference_time_call(fn, device: torch.device) -> float:
+    """Seconds one call fn() takes on `device`, waiting for the device where needed."""
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)  # finish what was queued before
+    start = time.perf_counter()
+    fn()
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)  # finish fn's own work
+    return time.perf_counter() - start
+
+
+def _timed(answer, kind, count, device):
+    """Run `answer` on a simulated machine whose every card has 0.2 s of earlier work queued, timing
+    a call that takes 20 ms: (result, error, reads of the clock and events, calls of fn)."""
+    vt = _VirtualTime(kind, count)
+    if kind is not None:  # earlier work on every card, longer on the second
+        for index in range(count):
+            vt.busy[(kind, index)] = vt.now + 0.2 + 0.15 * index
+    calls = []
+
+    def fn():
+        calls.append(1)
+        if len(calls) > 100:
+            raise RuntimeError("fn was called more than 100 times; time a few calls")
+        vt.launch(device, 0.02)
+
+    simulated = _under(answer, vt.fakes())
+    if answer is _reference_time_call:
+        result, error = simulated(fn, device), None
+    else:
+        result, error = attempt(simulated, fn, device)
+    return result, error, vt.reads + vt.events, len(calls)
+
+
+@checker
+def check_time_call(time_call):
+    """Compare with the reference on simulated machines with 0.2 s of earlier work queued and a 20 ms call.
+
+    Machines: one CUDA card, cuda:1 of two (the current card is cuda:0), XPU, MPS, the CPU alone, and the CPU of a
+    busy CUDA machine. Clock, queues and events are simulated (see _VirtualTime), as in torch 2.6 to 2.15.
+    """
+    cases = [
+        ("cuda", 1, torch.device("cuda")),
+        (None, 0, torch.device("cpu")),
+        ("cuda", 2, torch.device("cuda", 1)),
+        ("xpu", 1, torch.device("xpu")),
+        ("mps", 1, torch.device("mps")),
+        ("cuda", 1, torch.device("cpu")),
+    ]
+    passed_cuda = False
+    for kind, count, device in cases:
+        expected, *_ = _timed(_reference_time_call, kind, count, device)
+        got, error, reads, answer_calls = _timed(time_call, kind, count, device)
+        where = f"on {_describe(kind, count, '2.6-2.15') if kind else 'a CPU-only machine'}, timing {device}"
+        if error is not None:
+            hint = ""
+            if device.type == "cpu" and (
+                "none is available" in str(error) or "not compiled" in str(error)
+            ):
+                hint = " (on the CPU there is nothing to wait for: synchronize only when device.type != 'cpu')"
+            elif "not ready" in str(error):
+                hint = " (wait for the end event first: end.synchronize())"
+            elif "not compiled" in str(error):
+                hint = " (that backend is not this machine's: torch.accelerator works for every kind)"
+            raise Wrong(
+                f"✗ {where}, time_call raised {type(error).__name__}: {error}{hint}"
+            )
+        if isinstance(got, bool) or not isinstance(got, (int, float)):
+            raise Wrong(
+                f"✗ {where}, time_call returned {got!r}: return the seconds as a float"
+            )
+        if 0.5 * expected <= got <= 1.5 * expected:
+            passed_cuda = passed_cuda or device.type == "cuda"
+            continue
+        measured = f"{where}, your time_call measured {got * 1e3:.4g} ms for a call that takes 20 ms"
+        if got > 100 * expected:
+            hint = "that looks like milliseconds: return seconds"
+        elif got < 0.5 * expected and reads == 0:
+            hint = "read the clock with time.perf_counter() (the checker simulates the device's time through it)"
+        elif got < 0.5 * expected and device.type != "cuda" and passed_cuda:
+            hint = "it waits on CUDA only: synchronize the device you timed, torch.accelerator.synchronize(device)"
+        elif got < 0.5 * expected and device.index == 1:
+            hint = "it waited for the current card, cuda:0: pass the device you timed to synchronize"
+        elif got < 0.5 * expected:
+            hint = "the clock was read before the device had finished: synchronize before reading it"
+        elif answer_calls > 1 and abs(got - 0.02 * answer_calls) < 0.005:
+            hint = f"you timed {answer_calls} calls together: time one call, or divide by the number of calls"
+        elif device.type == "cpu":
+            hint = "the GPU's earlier work was counted: on the CPU there is nothing to wait for"
+        else:
+            hint = "work queued before the call was counted: synchronize before reading the start time too"
+        raise Wrong(f"✗ {measured}: {hint}")
+    return "✓ correct: a 20 ms call measured as such behind earlier work on CUDA (cuda:1 too), XPU, MPS and the CPU"
+
+
+# --------------------------------------------------------------------------------------------------
+# log_losses
+
+
+def _reference_log_losses(step, num_steps: int, device: torch.device) -> list[float]:
+    """The loss of each of num_steps calls step(), read on the host once, at the end."""
+    loss_log = torch.empty(num_steps, device=device)
+    for i in range(num_steps):
+        loss_log[i] = step().detach()  # stays on the device; detach drops the graph
+    return loss_log.tolist()  # the one copy to the host
+
+
+class _Logged(NamedTuple):
+    result: object
+    error: Exception | None
+    steps: int
+    mode: _SimulatedDevices
+    alive: int
+    autograd_off: int
+
+
+def _run_logging(answer, num_steps, device, dtype=torch.float32, scales=()):
+    """Run an answer on a simulated CUDA machine; `scales` multiply some steps' losses (NaN, inf)."""
+    features = torch.linspace(0.0, 1.0, 64).reshape(8, 8)
+    weights = torch.linspace(-1.0, 1.0, 8)
+    steps, leaves, most_alive, autograd_off = [0], [], [0], [0]
+    scales = dict(scales)
+
+    def step():
+        most_alive[0] = max(most_alive[0], sum(leaf() is not None for leaf in leaves))
+        steps[0] += 1
+        if not torch.is_grad_enabled() or torch.is_inference_mode_enabled():
+            autograd_off[0] += 1
+        w = (weights * steps[0] / 10).requires_grad_()
+        leaves.append(weakref.ref(w))
+        loss = ((features @ w) ** 2).mean().to(dtype) * scales.get(steps[0], 1.0)
+        loss._sim_device = _full_device(device)
+        return loss
+
+    mode = _SimulatedDevices(clock=lambda: steps[0])
+    fakes, _ = _machine("cuda", 2)
+    fakes.update(mode.fakes())
+    simulated = _under(answer, fakes, mode)
+    if answer is _reference_log_losses:
+        result, error = simulated(step, num_steps, device), None
+    else:
+        result, error = attempt(simulated, step, num_steps, device)
+    alive_at_end = sum(leaf() is not None for leaf in leaves)
+    alive = max(most_alive[0], alive_at_end - 1)
+    return _Logged(result, error, steps[0], mode, alive, autograd_off[0])
+
+
+def _times(clocks, num_steps, what):
+    every = num_steps > 1 and set(range(1, num_steps)) <= set(clocks)
+    return (
+        f"{what} after every step"
+        if every
+        else f"{what} {len(clocks)} times, first after step {clocks[0]}"
+    )
+
+
+@checker
+def check_log_losses(log_losses):
+    """Compare with the reference on a simulated CUDA machine (cuda, cuda:1; losses in float32,
+    bfloat16 and float64, NaN and inf among them; 20, 1, 7, 5 and 6 steps).
+
+    Counts the host's waits for the device, not calls: `.cpu()` once and then float() on the host
+    tensor is one wait; a non_blocking copy into pinned memory is none, and reading it is fine once
+    synchronized. The simulated device behaves like a CUDA build of torch 2.6 to 2.15 (see
+    _SimulatedDevices).
+    """
+    nan, inf = float("nan"), float("inf")
+    family = [
+        (torch.device("cuda"), 20, torch.float32, ()),
+        (torch.device("cuda", 1), 1, torch.float32, ()),
+        (torch.device("cuda"), 7, torch.bfloat16, ()),
+        (torch.device("cuda"), 5, torch.float64, ()),
+        (torch.device("cuda"), 6, torch.float32, ((2, nan), (4, inf))),
+    ]
+    for device, num_steps, dtype, scales in family:
+        expected = _run_logging(
+            _reference_log_losses, num_steps, device, dtype, scales
+        ).result
+        run = _run_logging(log_losses, num_steps, device, dtype, scales)
+        mode, result = run.mode, run.result
+        where = f"with num_steps={num_steps} on {device}, {str(dtype)[6:]} losses"
+        if scales:
+            where += " (NaN and inf among them)"
+        in_loop = [s for s in mode.copies_to_host if s < num_steps]
+        waits = [s for s in mode.synchronized if s < num_steps]
+        after = len(mode.copies_to_host) - len(in_loop)
+        if run.error is not None:
+            raise Wrong(
+                f"✗ {where}, log_losses raised {type(run.error).__name__}: {run.error}"
+            )
+        if run.steps != num_steps:
+            raise Wrong(f"✗ {where}, step() was called {run.steps} times")
+        if run.autograd_off:
+            raise Wrong(
+                f"✗ {where}, step() ran under no_grad or inference_mode: "
+                "step() must run with autograd on: detach its result, don't wrap it"
+            )
+        if in_loop:
+            raise Wrong(
+                f"✗ {where}, the loss was copied to the host during the loop "
+                f"({_times(in_loop, num_steps, '')[1:]}): .item(), float(), print, a blocking copy "
+                "or a host log wait for the GPU; keep the log on the device, or copy with "
+                "non_blocking=True into pinned memory"
+            )
+        if waits:
+            raise Wrong(
+                f"✗ {where}, the host waited for the device during the loop "
+                f"(synchronize {_times(waits, num_steps, '')[1:]}): synchronize once, after the loop"
+            )
+        if run.alive > 1:
+            raise Wrong(
+                f"✗ {where}, {run.alive} steps' graphs were kept alive by the log: store step().detach(), not the loss"
+            )
+        if mode.unsynchronized_reads:
+            raise Wrong(
+                f"✗ {where}, a non_blocking copy to the host was read before synchronizing: it may be garbage"
+            )
+        if type(result) is not list or any(type(x) is not float for x in result):
+            raise Wrong(
+                f"✗ {where}, log_losses returned {type(result).__name__}: return a list of Python floats"
+            )
+        if len(result) != len(expected) or not torch.allclose(
+            torch.tensor(result, dtype=torch.float64),
+            torch.tensor(expected, dtype=torch.float64),
+            equal_nan=True,
+        ):
+            raise Wrong(
+                f"✗ {where}, the logged values are not the losses step() returned, in order"
+            )
+        if after > 1:
+            raise Wrong(
+                f"✗ {where}, the log was copied to the host {after} times after the loop: copy it once "
+                "(torch.stack(losses).tolist(), or .cpu() once)"
+            )
+    return "✓ correct: the losses in order, with no wait for the device during the loop, read on the host once, with no graph kept alive"

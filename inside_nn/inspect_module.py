@@ -1,0 +1,1347 @@
+"""inspect_module: what nn.Module, .to(), state_dict and DDP will do with a model's state.
+
+From the book "Inside nn.Module", chapter 8. Needs torch 2.6 or newer and nothing else.
+
+    report = inspect_module(model)                      # or inspect_module(model, example_inputs)
+    print(report)                                       # a table, most severe first
+    report.findings                                     # the same findings as data
+
+From a shell, on a file that defines `build_model()`:
+
+    python inspect_module.py path/to/file.py:build_model
+"""
+
+import dataclasses
+import dis
+import functools
+import importlib.util
+import os
+import sys
+import textwrap
+import types
+import weakref
+from collections import defaultdict, deque
+
+import torch
+from torch import nn
+
+BOOK = "https://inside-nn-module.github.io/inside-nn-module/"
+SEVERITIES = ("error", "warning", "note")
+# Where the book explains each kind of finding (page and section anchor, relative to BOOK).
+SECTIONS = {
+    "parameters": "notebooks/01_parameter_management.html#tied-parameters",
+    "tied parameters": "notebooks/01_parameter_management.html#tied-parameters",
+    "reset loop": "notebooks/02_parameter_initialization.html#reset-parameters",
+    "lazy": "notebooks/03_lazy_initialization.html#before-the-dry-run-shapes-checkpoints-ddp",
+    "meta": "notebooks/03_lazy_initialization.html#lazy-meta-materialize",
+    "non-persistent buffer": "notebooks/03_lazy_initialization.html#lazy-meta-assign",
+    "split tie": "notebooks/03_lazy_initialization.html#lazy-meta-assign",
+    "unregistered": "notebooks/04_custom_layers.html#registration-what-nn-module-keeps-track-of",
+    "non-finite": "notebooks/05_checkpoints_that_survive.html#a-loader-with-a-contract",
+    "mixed devices": "notebooks/06_gpus.html#operands-on-different-devices",
+    "plain attribute": "notebooks/07_buffers_and_ddp.html#what-registration-changes-in-one-process",
+    "buffers under DDP": "notebooks/07_buffers_and_ddp.html#ddp-hang",
+    "forward changes state": "notebooks/07_buffers_and_ddp.html#ddp-timeline",
+    "frozen parameters": "notebooks/07_buffers_and_ddp.html#ddp-join",
+    "mixed dtypes": "notebooks/07_buffers_and_ddp.html#ddp-to-device",
+    "half-precision buffer": "notebooks/08_inspect_your_model.html#half-precision-buffers-that-accumulate",
+    "forward": "notebooks/08_inspect_your_model.html#what-a-forward-changes-a-conv-net-with-batchnorm",
+}
+HALF = (torch.float16, torch.bfloat16)
+STALL = {
+    torch.float16: 256,
+    torch.bfloat16: 32,
+}  # where adding 0.1 no longer changes a running total
+DDP_SYNC = (
+    "DistributedDataParallel broadcasts them from rank 0 at the first forward and at every forward that "
+    "follows one run with gradients enabled outside no_sync() (forward_sync_buffers=True from torch 2.13, "
+    "broadcast_buffers=True before: the defaults)"
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    severity: str  # "error": wrong now; "warning": bites under a named operation; "note": worth knowing
+    kind: str  # a key of SECTIONS
+    path: str  # the module path ("" is the model itself), with the attribute name where there is one
+    message: str  # what will happen
+    link: str  # where the book explains it
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+class Report:
+    """The findings, most severe first; `print(report)` shows a table, `report.findings` the data."""
+
+    def __init__(self, model_name: str, findings: list[Finding], buffers: list[dict]):
+        order = {s: i for i, s in enumerate(SEVERITIES)}
+        self.model_name = model_name
+        self.findings = sorted(
+            findings, key=lambda f: (order[f.severity], f.kind, f.path)
+        )
+        self.buffers = (
+            buffers  # one dict per buffer: path, persistent, dtype, shape, bytes
+        )
+
+    def __len__(self) -> int:
+        return len(self.findings)
+
+    def __iter__(self):
+        return iter(self.findings)
+
+    def kinds(self) -> set[str]:
+        return {f.kind for f in self.findings}
+
+    def of_kind(self, kind: str) -> list[Finding]:
+        return [f for f in self.findings if f.kind == kind]
+
+    def __str__(self) -> str:
+        counts = {s: sum(f.severity == s for f in self.findings) for s in SEVERITIES}
+        head = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items())
+        lines = [f"inspect_module({self.model_name}): {head}"]
+        for f in self.findings:
+            lines.append(f"{f.severity.upper():8}{f.kind} · {f.path or '(model)'}")
+            lines += textwrap.wrap(
+                f.message, width=100, initial_indent=" " * 8, subsequent_indent=" " * 8
+            )
+            lines.append(f"        see {f.link}")
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+# Every tensor access goes through these: a model can hold sparse, meta, quantized, nested and complex tensors,
+# lazy placeholders without a shape, zero-size tensors and tensor subclasses, and the report must not fail on any.
+_COMPRESSED = {
+    torch.sparse_csr: ("crow_indices", "col_indices"),
+    torch.sparse_bsr: ("crow_indices", "col_indices"),
+    torch.sparse_csc: ("ccol_indices", "row_indices"),
+    torch.sparse_bsc: ("ccol_indices", "row_indices"),
+}
+
+
+def _lazy(t: torch.Tensor) -> bool:
+    """An UninitializedParameter or UninitializedBuffer of a lazy module: no shape, no values yet."""
+    return isinstance(t, nn.parameter.UninitializedTensorMixin)
+
+
+def _try(read, default=None):
+    try:
+        return read()
+    except Exception:  # noqa: BLE001 (a tensor that cannot say is reported without it)
+        return default
+
+
+def _is_meta(t: torch.Tensor) -> bool:
+    return bool(_try(lambda: t.is_meta, False))
+
+
+def _layout(t: torch.Tensor) -> str:
+    """The tensor's kind in a word: strided (an ordinary tensor), sparse_coo, sparse_csr, ..., nested,
+    quantized, uninitialized."""
+    if _lazy(t):
+        return "uninitialized"
+    if _try(lambda: t.is_nested, False):
+        return "nested"
+    if _try(lambda: t.is_quantized, False):
+        return "quantized"
+    return str(_try(lambda: t.layout, "unknown")).removeprefix("torch.")
+
+
+def _shape(t: torch.Tensor) -> tuple | None:
+    """The shape, or None where there is none (lazy placeholders, nested tensors)."""
+    if _lazy(t):
+        return None
+    return _try(lambda: tuple(t.shape))
+
+
+def _parts(t: torch.Tensor, coalesce: bool = False) -> tuple | None:
+    """The dense tensors a tensor's data lives in: itself; a sparse tensor's indices and values; a nested
+    tensor's pieces. None where there is no data to read (lazy, meta, quantized, an unknown kind)."""
+    if _lazy(t) or _is_meta(t):
+        return None
+    try:
+        if t.layout == torch.sparse_coo:
+            if coalesce:
+                t = t.coalesce()
+                return (t.indices(), t.values())
+            return (t._indices(), t._values())
+        if t.layout in _COMPRESSED:
+            return (*(getattr(t, n)() for n in _COMPRESSED[t.layout]), t.values())
+        if t.is_nested:
+            return tuple(t.unbind())
+        if t.layout == torch.strided and not t.is_quantized:
+            return (t,)
+    except Exception:  # noqa: BLE001, S110 (an unknown kind: no data to read)
+        pass
+    return None
+
+
+def _numel(t: torch.Tensor) -> int:
+    return 0 if _lazy(t) else _try(t.numel, 0)
+
+
+def _nbytes(t: torch.Tensor) -> int:
+    """Bytes the tensor holds (a sparse tensor: its indices and values; a lazy placeholder: 0)."""
+    if _lazy(t):
+        return 0
+    if _layout(t) not in ("strided", "quantized"):
+        parts = _parts(t)
+        if parts is not None:
+            return sum(_try(lambda p=p: p.nbytes, 0) for p in parts)
+    nbytes = _try(lambda: t.nbytes)
+    return (
+        nbytes if nbytes is not None else _try(lambda: t.numel() * t.element_size(), 0)
+    )
+
+
+def _floating(t: torch.Tensor) -> bool:
+    return bool(_try(lambda: t.is_floating_point() or t.is_complex(), False))
+
+
+def _storage_key(t: torch.Tensor):
+    """(device, address) of the storage an ordinary (strided, materialized) tensor views; None for other kinds
+    and for empty storages, whose address 0 every one of them shares."""
+    if _lazy(t) or _is_meta(t) or _layout(t) != "strided":
+        return None
+    address = _try(lambda: t.untyped_storage().data_ptr(), 0)
+    return (str(t.device), address) if address else None
+
+
+def _mib(nbytes: int) -> str:
+    return f"{nbytes / 2**20:.2f} MiB" if nbytes >= 2**17 else f"{nbytes} bytes"
+
+
+def _dtype(t: torch.Tensor) -> str:
+    return str(_try(lambda: t.dtype, "unknown")).removeprefix("torch.")
+
+
+def _describe(t: torch.Tensor) -> str:
+    layout = _layout(t)
+    shape = _shape(t)
+    if shape is None:
+        shape = (
+            "without a shape yet" if layout == "uninitialized" else "of unknown shape"
+        )
+    else:
+        shape = "×".join(str(n) for n in shape) or "scalar"
+    kind = "" if layout == "strided" else f"{layout} "
+    device = _try(lambda: t.device.type, "unknown device")
+    return f"{kind}{_dtype(t)} {shape} on {device}"
+
+
+def _join(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+def _record(value) -> bool:
+    """A dataclass instance or a SimpleNamespace: an object whose fields are its content."""
+    if isinstance(value, types.SimpleNamespace):
+        return True
+    return dataclasses.is_dataclass(value) and not isinstance(
+        value, type | nn.Module | torch.Tensor
+    )
+
+
+def _fields(value) -> dict:
+    if isinstance(value, types.SimpleNamespace):
+        return dict(vars(value))
+    return {f.name: getattr(value, f.name, None) for f in dataclasses.fields(value)}
+
+
+def _items(value):
+    """(label, item) for what a plain container holds (lists, tuples, deques, dicts, sets, dataclass
+    instances, SimpleNamespaces); None for anything else."""
+    if isinstance(value, list | tuple | deque):
+        return [(f"[{i}]", item) for i, item in enumerate(value)]
+    if isinstance(value, dict):
+        return [(f"[{key!r}]", item) for key, item in value.items()]
+    if isinstance(value, set | frozenset):
+        return [("{*}", item) for item in value]
+    if _record(value):
+        return [(f".{name}", item) for name, item in _fields(value).items()]
+    return None
+
+
+def _found_in(value, where: str, kind: type | tuple, depth: int = 0):
+    """(where, item) for every `kind` in a plain attribute value, looking into the containers it holds."""
+    if isinstance(value, kind):
+        yield where, value
+    elif depth < 3 and not isinstance(value, torch.Tensor | nn.Module):
+        for label, item in _items(value) or ():
+            yield from _found_in(item, f"{where}{label}", kind, depth + 1)
+
+
+def _tensors_in(value, where: str):
+    return _found_in(value, where, torch.Tensor)
+
+
+def _modules_in(value, where: str):
+    return _found_in(value, where, nn.Module)
+
+
+def _entries(module: nn.Module, registry: str) -> dict:
+    """A module's registry (`_parameters`, `_buffers`, `_modules`) as a dict: the dict itself for an ordinary
+    module, a copy for a TorchScript module, which keeps its registries in wrappers."""
+    found = vars(module).get(registry)
+    if isinstance(found, dict):
+        return found
+    return {} if found is None else _try(lambda: dict(found.items()), {})
+
+
+def _named_modules(model: nn.Module, remove_duplicate: bool = True):
+    """(path, module) as model.named_modules() gives them, read from the `_modules` registries directly, so that
+    an instance attribute shadowing a method (a list called `parameters`) or a cycle cannot break the walk."""
+    seen, stack = set(), [("", model, ())]
+    while stack:
+        prefix, module, above = stack.pop()
+        if remove_duplicate:
+            if id(module) in seen:
+                continue
+            seen.add(id(module))
+        yield prefix, module
+        children = [
+            (_join(prefix, name), child, (*above, id(module)))
+            for name, child in _entries(module, "_modules").items()
+            if isinstance(child, nn.Module) and id(child) not in above
+        ]
+        stack.extend(reversed(children))
+
+
+def _named_tensors(model: nn.Module, registry: str, remove_duplicate: bool = True):
+    """(path, tensor) of every parameter (registry "_parameters") or buffer ("_buffers"), as named_parameters()
+    and named_buffers() give them."""
+    seen = set()
+    for prefix, module in _named_modules(model, remove_duplicate):
+        for name, t in _entries(module, registry).items():
+            if t is None or (remove_duplicate and id(t) in seen):
+                continue
+            seen.add(id(t))
+            yield _join(prefix, name), t
+
+
+def _state_of(model: nn.Module, remove_duplicate: bool = True):
+    return [
+        *_named_tensors(model, "_parameters", remove_duplicate),
+        *_named_tensors(model, "_buffers", remove_duplicate),
+    ]
+
+
+class _Registered:
+    """What nn.Module tracks in a model: every module, parameter and buffer by identity, and the storages of the
+    tensors among them, so that a plain list holding them again (an RNN's _flat_weights, DDP's bucket lists,
+    detectron2's `self.lateral_convs = []` next to add_module) or a view of one is known as an alias."""
+
+    def __init__(self, model: nn.Module):
+        self.ids = set()
+        self.storages = set()
+        for _, module in _named_modules(model):
+            self.ids.add(id(module))
+            for t in [
+                *_entries(module, "_parameters").values(),
+                *_entries(module, "_buffers").values(),
+            ]:
+                if t is not None:
+                    self.ids.add(id(t))
+                    key = _storage_key(t)
+                    if key is not None:
+                        self.storages.add(key)
+
+    def holds(self, item) -> bool:
+        if id(item) in self.ids:
+            return True
+        return isinstance(item, torch.Tensor) and _storage_key(item) in self.storages
+
+    def unregistered_state(self, module: nn.Module) -> list[tuple[str, torch.Tensor]]:
+        """The parameters and buffers of a module the model does not hold anywhere."""
+        return [
+            (name, t)
+            for name, t in _state_of(module, remove_duplicate=False)
+            if not self.holds(t)
+        ]
+
+    def alias_only(self, value, also: frozenset = frozenset()) -> bool:
+        """A container that owns no tensor or module: every one it holds is registered (or in `also`, ids of
+        what other attributes hold), and weak references own nothing (an RNN's `_flat_weight_refs`)."""
+        if _items(value) is None:
+            return False
+        refs = [
+            item for _, item in _found_in(value, "", (torch.Tensor, nn.Module, *_WEAK))
+        ]
+        return bool(refs) and all(
+            isinstance(item, _WEAK) or id(item) in also or self.holds(item)
+            for item in refs
+        )
+
+
+_WEAK = (weakref.ReferenceType, weakref.ProxyType, weakref.CallableProxyType)
+
+
+# nn.Module's own bookkeeping (registries, hook dicts, the training flag): never a plain attribute.
+_INTERNAL = frozenset(vars(nn.Module()))
+
+
+def _code_writes(code: types.CodeType, names: set, seen: dict) -> None:
+    """Attribute names a function stores (`module.weight = ...`) and strings it names (`setattr(module, "w", ...)`)."""
+    if id(code) in seen:
+        return
+    seen[id(code)] = code
+    names.update(
+        i.argval for i in dis.get_instructions(code) if i.opname == "STORE_ATTR"
+    )
+    for const in code.co_consts:
+        if isinstance(const, str):
+            names.add(const)
+        elif isinstance(const, types.CodeType):
+            _code_writes(const, names, seen)
+
+
+def _hook_writes(hook, names: set, seen: dict, depth: int = 0) -> None:
+    """What a hook may write on its module: the attributes its code stores, and the attribute names it holds
+    (WeightNorm's and SpectralNorm's `name`, a pruning method's `_tensor_name`, a closure's or a partial's
+    strings), following the functions and methods it calls a few levels deep. `seen` maps id to object, which
+    keeps each visited object alive (and its id unique) until the walk ends."""
+    if depth > 3 or id(hook) in seen:
+        return
+    seen[id(hook)] = hook
+    if isinstance(hook, str):
+        names.add(hook)
+    elif isinstance(hook, list | tuple):
+        for item in hook:
+            _hook_writes(item, names, seen, depth + 1)
+    elif isinstance(hook, functools.partial):
+        for item in (hook.func, *hook.args, *hook.keywords.values()):
+            _hook_writes(item, names, seen, depth + 1)
+    elif isinstance(hook, types.MethodType):
+        _hook_writes(hook.__func__, names, seen, depth + 1)
+        _called_methods(hook.__func__, hook.__self__, names, seen, depth)
+        if not isinstance(hook.__self__, nn.Module):
+            _hook_writes(
+                vars(hook.__self__) if hasattr(hook.__self__, "__dict__") else (),
+                names,
+                seen,
+                depth + 1,
+            )
+    elif isinstance(hook, types.FunctionType):
+        _code_writes(hook.__code__, names, seen)
+        for cell in hook.__closure__ or ():
+            _hook_writes(
+                _try(lambda cell=cell: cell.cell_contents), names, seen, depth + 1
+            )
+        for name in hook.__code__.co_names:
+            called = hook.__globals__.get(name)
+            if isinstance(called, types.FunctionType):
+                _hook_writes(called, names, seen, depth + 1)
+    elif isinstance(hook, dict):
+        _hook_writes(list(hook.values()), names, seen, depth)
+    elif callable(hook) and not isinstance(hook, type | nn.Module):
+        call = getattr(type(hook), "__call__", None)  # noqa: B004 (the class's method, not the instance's)
+        if isinstance(call, types.FunctionType):
+            _hook_writes(call, names, seen, depth + 1)
+            _called_methods(call, hook, names, seen, depth)
+        if hasattr(hook, "__dict__"):
+            _hook_writes(list(vars(hook).values()), names, seen, depth + 1)
+
+
+def _called_methods(function, owner, names: set, seen: dict, depth: int) -> None:
+    """The methods of `owner`'s class that `function` names (self.compute_weight(module), ...)."""
+    for name in function.__code__.co_names:
+        method = getattr(type(owner), name, None)
+        if isinstance(method, types.FunctionType):
+            _hook_writes(method, names, seen, depth + 1)
+
+
+def _hook_outputs(module: nn.Module) -> set[str]:
+    """Plain attributes a forward pre-hook recomputes before each forward: weight_norm's and spectral_norm's
+    `weight`, torch.nn.utils.prune's `weight` (from weight_orig * weight_mask), or any pre-hook (the module's
+    or a global one) that writes the attribute. They are derived from registered state, not state."""
+    hooks = [
+        *vars(module).get("_forward_pre_hooks", {}).values(),
+        *getattr(nn.modules.module, "_global_forward_pre_hooks", {}).values(),
+    ]
+    if not hooks:
+        return set()
+    names, seen = set(), {}
+    for hook in hooks:
+        _try(lambda hook=hook: _hook_writes(hook, names, seen))
+    return {name for name in names if name in vars(module) and name not in _INTERNAL}
+
+
+def _plain_attributes(model: nn.Module, registered: _Registered):
+    """(module path, module, attribute name, value, [(where, item)]) for every attribute holding tensors or
+    modules that nn.Module does not track anywhere in the model. Items the model registers elsewhere (aliases)
+    and attributes a forward pre-hook recomputes are left out."""
+    for prefix, module in _named_modules(model):
+        derived = _hook_outputs(module)
+        for name, value in vars(module).items():
+            if name in _INTERNAL or name in derived:
+                continue
+            items = [
+                (where, item)
+                for where, item in _found_in(value, name, (torch.Tensor, nn.Module))
+                if not registered.holds(item)
+            ]
+            if items:
+                yield prefix, module, name, value, items
+
+
+def _finding(severity: str, kind: str, path: str, message: str) -> Finding:
+    return Finding(severity, kind, path, message, BOOK + SECTIONS[kind])
+
+
+def _trainable_leaf(t: torch.Tensor) -> bool:
+    """A Parameter, or a plain tensor made to be trained (a leaf that requires grad, as DARTS's alphas)."""
+    return isinstance(t, nn.Parameter) or bool(
+        _try(lambda: t.requires_grad and t.is_leaf, False)
+    )
+
+
+def _plain_findings(
+    model: nn.Module, registered: _Registered
+) -> tuple[list[Finding], list]:
+    """Plain attributes: tensors, Parameters and modules nn.Module does not know about anywhere in the model."""
+    findings, tensors, seen = [], [], set()
+    for prefix, _, name, value, items in _plain_attributes(model, registered):
+        contained = _items(value) is not None
+        holder = f"a plain {type(value).__name__}" if contained else "a plain attribute"
+        for where, item in items:
+            if id(item) in seen:
+                continue  # one finding per object, under the first name it has
+            seen.add(id(item))
+            path = _join(prefix, where)
+            if isinstance(item, nn.Module):
+                state = registered.unregistered_state(item)
+                if state:
+                    shown = ", ".join(n for n, _ in state[:3]) + (
+                        ", ..." if len(state) > 3 else ""
+                    )
+                    findings.append(
+                        _finding(
+                            "error",
+                            "unregistered",
+                            path,
+                            f"an nn.Module in {holder}, holding state the model does not register ({shown}): "
+                            "its parameters are not in parameters() or state_dict and .to() skips it; "
+                            + (
+                                "hold it in nn.ModuleList / nn.ModuleDict"
+                                if contained
+                                else "assign it with setattr so that nn.Module registers it"
+                            ),
+                        )
+                    )
+                elif not _state_of(item) and not isinstance(
+                    item, torch.jit.ScriptModule
+                ):
+                    findings.append(
+                        _finding(
+                            "note",
+                            "unregistered",
+                            path,
+                            f"an nn.Module in {holder}: no state of its own, but model.train()/.eval(), .apply() "
+                            "and module hooks do not reach it (a Dropout there stays in training mode)",
+                        )
+                    )
+                continue
+            tensors.append((path, item))
+            if _trainable_leaf(item):
+                what = (
+                    "an nn.Parameter"
+                    if isinstance(item, nn.Parameter)
+                    else "a tensor that requires grad"
+                )
+                findings.append(
+                    _finding(
+                        "error",
+                        "unregistered",
+                        path,
+                        f"{what} in {holder} ({_describe(item)}): not in parameters(), so an optimizer built "
+                        "from them never trains it, and not in state_dict; "
+                        + (
+                            "hold it as an nn.Parameter in nn.ParameterList / nn.ParameterDict"
+                            if contained
+                            else "make it an nn.Parameter attribute (or register_parameter)"
+                        ),
+                    )
+                )
+            else:
+                findings.append(
+                    _finding(
+                        "warning",
+                        "plain attribute",
+                        path,
+                        f"plain tensor attribute ({_describe(item)}, {_mib(_nbytes(item))}): not moved by .to(), "
+                        "not cast by .half()/.to(dtype), not in state_dict, never synced by DDP; "
+                        "register it as a buffer if it is state",
+                    )
+                )
+    return findings, tensors
+
+
+def _state_findings(model: nn.Module) -> tuple[list[Finding], list[dict]]:
+    registered = _Registered(model)
+    findings, plain_tensors = _plain_findings(model, registered)
+
+    # Buffers: what each is, and what DDP does with all of them.
+    buffers = []
+    for prefix, module in _named_modules(model):
+        for name, buf in _entries(module, "_buffers").items():
+            if buf is None:
+                continue
+            path = _join(prefix, name)
+            persistent = name not in vars(module).get("_non_persistent_buffers_set", ())
+            buffers.append(
+                {
+                    "path": path,
+                    "persistent": persistent,
+                    "dtype": _dtype(buf),
+                    "shape": _shape(buf),
+                    "bytes": _nbytes(buf),
+                }
+            )
+            if not persistent:
+                findings.append(
+                    _finding(
+                        "note",
+                        "non-persistent buffer",
+                        path,
+                        f"non-persistent buffer ({_describe(buf)}): moves with .to() but is not in state_dict, so "
+                        "load_state_dict(assign=True) after meta construction leaves it on meta and to_empty leaves "
+                        "garbage in it; recompute it after materializing",
+                    )
+                )
+            if _try(lambda buf=buf: buf.dtype) in HALF:
+                findings.append(
+                    _finding(
+                        "note",
+                        "half-precision buffer",
+                        path,
+                        f"half-precision buffer ({_describe(buf)}): if it accumulates, small updates vanish (a running "
+                        f"total of 0.1s stops at {STALL[buf.dtype]} in {_dtype(buf)}); keep statistics in float32",
+                    )
+                )
+    if buffers:
+        total = sum(b["bytes"] for b in buffers)
+        largest = sorted(buffers, key=lambda b: -b["bytes"])[:3]
+        shown = ", ".join(
+            f"{b['path']} ({'persistent' if b['persistent'] else 'non-persistent'} {b['dtype']}, "
+            f"{_mib(b['bytes'])})"
+            for b in largest
+        )
+        findings.append(
+            _finding(
+                "note",
+                "buffers under DDP",
+                "",
+                f"{len(buffers)} buffer(s), {_mib(total)} in all ({'largest: ' if len(buffers) > 3 else ''}{shown}): "
+                f"{DDP_SYNC}. Validation through the DDP wrapper on rank 0 alone, while the other ranks wait in a "
+                "barrier, then hangs until the process group's timeout: evaluate ddp_model.module instead",
+            )
+        )
+
+    # Parameters: unique count, ties, frozen ones.
+    names_of = defaultdict(list)
+    objects = {}
+    for name, p in _named_tensors(model, "_parameters", remove_duplicate=False):
+        names_of[id(p)].append(name)
+        objects[id(p)] = p
+    ready = [p for p in objects.values() if not _lazy(p)]
+    unique = sum(_numel(p) for p in ready)
+    trainable = sum(_numel(p) for p in ready if p.requires_grad)
+    pending = len(objects) - len(ready)
+    if objects:
+        findings.append(
+            _finding(
+                "note",
+                "parameters",
+                "",
+                f"{unique:,} parameters in {len(ready)} tensors ({trainable:,} trainable)"
+                + (
+                    f", plus {pending} lazy tensor(s) of unknown size"
+                    if pending
+                    else ""
+                ),
+            )
+        )
+    for names in names_of.values():
+        if len(names) > 1:
+            findings.append(
+                _finding(
+                    "note",
+                    "tied parameters",
+                    names[0],
+                    f"one Parameter under {len(names)} names ({', '.join(names)}): counted once, optimized once. .to() "
+                    "and the default load_state_dict keep the tie; to_empty from meta gives each name its own "
+                    "Parameter, and load_state_dict(assign=True) gives each its own Parameter over one storage: re-tie "
+                    "after materializing",
+                )
+            )
+    by_storage = defaultdict(list)
+    for key, p in objects.items():
+        storage = _storage_key(p)
+        if storage is not None and _numel(p):
+            by_storage[(*storage, _try(p.storage_offset), _shape(p))].append(key)
+    for keys in by_storage.values():
+        if len(keys) > 1:
+            names = [names_of[k][0] for k in keys]
+            findings.append(
+                _finding(
+                    "warning",
+                    "split tie",
+                    names[0],
+                    f"{len(keys)} Parameter objects over one storage ({', '.join(names)}): a tie broken by "
+                    "load_state_dict(assign=True); parameters() lists each, their gradients are split and an optimizer "
+                    "keeps a state per object: re-tie them (one Parameter under every name)",
+                )
+            )
+    frozen = [names_of[k][0] for k, p in objects.items() if not p.requires_grad]
+    if frozen:
+        shown = ", ".join(frozen[:4]) + (", ..." if len(frozen) > 4 else "")
+        findings.append(
+            _finding(
+                "note",
+                "frozen parameters",
+                "",
+                f"{len(frozen)} frozen tensor(s) ({shown}): no gradient. DDP all-reduces gradients only of the "
+                "parameters that required grad when it wrapped the model (unfreeze later and re-wrap), and Join's "
+                "final broadcast copies every parameter, frozen ones too, from the last rank to join",
+            )
+        )
+
+    # Initialization: what a `for m in model.modules(): m.reset_parameters()` loop misses or gets wrong.
+    for prefix, module in _named_modules(model):
+        own = [n for n, p in _entries(module, "_parameters").items() if p is not None]
+        if (
+            isinstance(module, nn.modules.lazy.LazyModuleMixin)
+            and module.has_uninitialized_params()
+        ):
+            findings.append(
+                _finding(
+                    "warning",
+                    "lazy",
+                    prefix,
+                    f"lazy {type(module).__name__} not materialized yet: run one forward (a dry run) before counting "
+                    "parameters, building the optimizer or wrapping in DDP",
+                )
+            )
+        elif isinstance(module, nn.MultiheadAttention):
+            skipped = [n for n in own if n != "out_proj"]
+            bias = (
+                " and gives out_proj.bias a random draw where its own _reset_parameters() sets zeros"
+                if module.out_proj.bias is not None
+                else ""
+            )
+            findings.append(
+                _finding(
+                    "warning",
+                    "reset loop",
+                    prefix,
+                    f"MultiheadAttention has no reset_parameters(): a reset loop skips {', '.join(skipped)}{bias}; "
+                    "call its _reset_parameters() (private) or load weights",
+                )
+            )
+        elif isinstance(module, nn.Transformer):
+            findings.append(
+                _finding(
+                    "warning",
+                    "reset loop",
+                    prefix,
+                    "nn.Transformer re-initializes every matrix with xavier_uniform_ in __init__; a reset loop gives "
+                    "them the Linear defaults instead",
+                )
+            )
+        elif own and type(module).__name__ == "ParametrizationList":
+            findings.append(
+                _finding(
+                    "warning",
+                    "reset loop",
+                    prefix,
+                    f"the original of a parametrized tensor ({', '.join(own)}): ParametrizationList has no "
+                    "reset_parameters(), and the owner's reset_parameters() initializes the computed tensor, not "
+                    "this original, so a reset loop leaves it as it is; initialize before register_parametrization",
+                )
+            )
+        elif own and not hasattr(module, "reset_parameters"):
+            findings.append(
+                _finding(
+                    "warning",
+                    "reset loop",
+                    prefix,
+                    f"{type(module).__name__} holds parameters ({', '.join(own)}) but has no reset_parameters(): a "
+                    "reset loop (or to_empty + reset) leaves them as they are",
+                )
+            )
+
+    # Device, dtype and values of everything the model holds.
+    tensors = [(n, t) for n, t in _state_of(model) if not _lazy(t)]
+    tensors += plain_tensors
+    on_meta = [n for n, t in tensors if _is_meta(t)]
+    if on_meta:
+        shown = ", ".join(on_meta[:4]) + (", ..." if len(on_meta) > 4 else "")
+        findings.append(
+            _finding(
+                "error",
+                "meta",
+                "",
+                f"{len(on_meta)} tensor(s) on the meta device ({shown}): they hold no data and a forward fails; "
+                "materialize with to_empty() plus each module's own init, or load weights with assign=True and "
+                "recompute non-persistent buffers",
+            )
+        )
+    devices = defaultdict(int)
+    for _, t in tensors:
+        devices[str(_try(lambda t=t: t.device, "unknown"))] += 1
+    if len(devices) > 1:
+        findings.append(
+            _finding(
+                "warning",
+                "mixed devices",
+                "",
+                "tensors on several devices ("
+                + ", ".join(f"{d}: {n}" for d, n in sorted(devices.items()))
+                + "): a forward that combines them fails",
+            )
+        )
+    dtypes = defaultdict(int)
+    for _, t in tensors:
+        if _try(t.is_floating_point, False):
+            dtypes[_dtype(t)] += 1
+    if len(dtypes) > 1:
+        findings.append(
+            _finding(
+                "note",
+                "mixed dtypes",
+                "",
+                "floating tensors in several dtypes ("
+                + ", ".join(f"{d}: {n}" for d, n in sorted(dtypes.items()))
+                + "): intended in mixed precision, a bug after a partial cast",
+            )
+        )
+    for name, t in tensors:
+        found = _non_finite(t)
+        if found == "NaN" or (found == "±inf" and isinstance(t, nn.Parameter)):
+            findings.append(
+                _finding(
+                    "error",
+                    "non-finite",
+                    name,
+                    f"holds {found} ({_describe(t)}): every output it touches is non-finite",
+                )
+            )
+    return findings, buffers
+
+
+def _non_finite(t: torch.Tensor) -> str | None:
+    """What a tensor's stored values hold that is not finite: "NaN", "±inf" or None. A sparse tensor's values
+    and a nested tensor's pieces are read; meta, lazy and quantized tensors have nothing to read."""
+    if not _floating(t) or _try(lambda: t.dtype.itemsize, 1) == 1:
+        return None  # no floating values, or a float8 type isnan() does not cover
+    has_inf = False
+    for part in _parts(t) or ():
+        if not _floating(part) or not _numel(part):
+            continue
+        try:
+            with torch.no_grad():
+                if bool(torch.isfinite(part.sum())):
+                    continue  # one reduction; a NaN or inf anywhere makes the sum non-finite
+                if bool(torch.isnan(part).any()):
+                    return "NaN"
+                has_inf = has_inf or bool(torch.isinf(part).any())
+        except Exception:  # noqa: BLE001, S112 (a tensor subclass without these operations)
+            continue
+    return "±inf" if has_inf else None
+
+
+def _containers(value, depth: int = 0):
+    """The mutable containers inside an attribute value (lists, deques, dicts, sets, dataclass instances,
+    SimpleNamespaces), with a shallow copy of each."""
+    if depth >= 3 or isinstance(value, torch.Tensor | nn.Module):
+        return
+    if isinstance(value, list | deque):
+        yield value, list(value)
+    elif isinstance(value, dict):
+        yield value, dict(value)
+    elif isinstance(value, set):
+        yield value, set(value)
+    elif _record(value):
+        yield value, _fields(value)
+    for _, item in _items(value) or ():
+        yield from _containers(item, depth + 1)
+
+
+def _put_items(container, items) -> None:
+    """Give a container back the items it had."""
+    if isinstance(container, list):
+        container[:] = items
+    elif isinstance(container, deque):
+        container.clear()
+        container.extend(items)
+    elif isinstance(container, dict | set):
+        container.clear()
+        container.update(items)
+    else:  # a dataclass instance or a SimpleNamespace (frozen dataclasses too)
+        for name, item in items.items():
+            if getattr(container, name, _MISSING) is not item:
+                _try(
+                    lambda name=name, item=item: object.__setattr__(
+                        container, name, item
+                    )
+                )
+
+
+def _rng_states():
+    """Every random number generator a forward can draw from: the CPU's and the accelerators' in use."""
+    states = [(torch.set_rng_state, torch.get_rng_state())]
+    if torch.cuda.is_initialized():
+        states.append((torch.cuda.set_rng_state_all, torch.cuda.get_rng_state_all()))
+    if torch.backends.mps.is_available():
+        states.append((torch.mps.set_rng_state, torch.mps.get_rng_state()))
+    return states
+
+
+def _copy(t: torch.Tensor):
+    """A copy of a tensor's values to compare and restore, or None where it has none to copy."""
+    if _lazy(t) or _is_meta(t):
+        return None
+    return _try(lambda: t.detach().clone())
+
+
+def _snapshot(model: nn.Module):
+    """Every module's attributes, registered tensors and plain containers, with copies of every tensor's values,
+    and the states of the random number generators: the global ones and any torch.Generator the model holds."""
+    saved = [
+        (
+            m,
+            dict(vars(m)),
+            *(dict(_entries(m, r)) for r in ("_parameters", "_buffers", "_modules")),
+        )
+        for _, m in _named_modules(model)
+    ]
+    values, containers, generators = {}, {}, {}
+    for module, attrs, params, bufs, _ in saved:
+        tensors = [*params.values(), *bufs.values()]
+        for name, value in attrs.items():
+            if name not in _INTERNAL:
+                tensors += [t for _, t in _tensors_in(value, name)]
+                containers.update(
+                    (id(c), (c, items)) for c, items in _containers(value)
+                )
+                generators.update(
+                    (id(g), (g, g.get_state()))
+                    for _, g in _found_in(value, name, torch.Generator)
+                )
+        for t in tensors:
+            if t is not None and id(t) not in values:
+                values[id(t)] = (t, _copy(t))
+    rng = _rng_states() + [(g.set_state, state) for g, state in generators.values()]
+    return saved, values, containers, rng, _Registered(model), generators
+
+
+def _put_back(tensor: torch.Tensor, copy: torch.Tensor) -> None:
+    if _shape(tensor) == _shape(copy) and _layout(tensor) == _layout(copy):
+        try:
+            tensor.copy_(copy)
+            return
+        except Exception:  # noqa: BLE001, S110 (a kind of tensor copy_ does not take: try set_)
+            pass
+    # resized in place (observers do): give it back its own shape and values
+    _try(lambda: tensor.set_(copy.clone()))
+
+
+def _restore(snapshot) -> None:
+    saved, values, containers, rng, _, _ = snapshot
+    for module, attrs, params, bufs, children in saved:
+        module.__dict__.clear()
+        module.__dict__.update(attrs)
+        for name, entries in (
+            ("_parameters", params),
+            ("_buffers", bufs),
+            ("_modules", children),
+        ):
+            registry = vars(module).get(name)
+            if isinstance(registry, dict):
+                registry.clear()
+                registry.update(entries)
+            elif registry is not None:
+                # a TorchScript wrapper: put back what changed, where it lets us
+                now = _entries(module, name)
+                for key, item in entries.items():
+                    if now.get(key) is not item:
+                        _try(lambda r=registry, k=key, i=item: r.__setitem__(k, i))
+    for container, items in containers.values():
+        _put_items(container, items)
+    with torch.no_grad():
+        for tensor, copy in values.values():
+            if copy is not None:
+                _put_back(tensor, copy)
+    for set_state, state in rng:
+        set_state(state)
+
+
+def _same(now: torch.Tensor, before) -> bool:
+    """Equal shapes and values, NaN equal to NaN; True where the values cannot be read (nothing to report)."""
+    if before is None:
+        return True
+    if (_shape(now), _dtype(now), _layout(now)) != (
+        _shape(before),
+        _dtype(before),
+        _layout(before),
+    ):
+        return False
+    parts_now, parts_before = _parts(now, coalesce=True), _parts(before, coalesce=True)
+    if parts_now is None or parts_before is None:
+        return True
+    if len(parts_now) != len(parts_before):
+        return False
+    for a, b in zip(parts_now, parts_before, strict=True):
+        try:
+            if a.shape == b.shape and torch.equal(a, b):
+                continue
+            if not (
+                a.shape == b.shape
+                and _floating(a)
+                and bool(((a == b) | (a.isnan() & b.isnan())).all())
+            ):
+                return False
+        except Exception:  # noqa: BLE001, S112 (a tensor subclass without these operations)
+            continue
+    return True
+
+
+def _same_items(container, items) -> bool:
+    """The same objects in the same places (compared by identity, so tensors are not compared by value here)."""
+    if isinstance(container, list | deque):
+        return len(container) == len(items) and all(
+            a is b for a, b in zip(container, items, strict=True)
+        )
+    if isinstance(container, set):
+        return {id(a) for a in container} == {id(b) for b in items}
+    now = container if isinstance(container, dict) else _fields(container)
+    return now.keys() == items.keys() and all(now[k] is items[k] for k in items)
+
+
+_MISSING = object()
+
+
+def _changes(snapshot, model: nn.Module) -> list[tuple[str, str, str]]:
+    """(module path, name, what) for each parameter, buffer or plain attribute a forward replaced, changed or
+    created, and each torch.Generator attribute it drew from.
+    Plain attributes that only hold again what the model registers (aliases), and attributes a forward pre-hook
+    recomputes, are not state of their own: a change to a registered buffer is reported under the buffer."""
+    saved, values, containers, _, registered, generators = snapshot
+    paths = {id(m): p for p, m in _named_modules(model)}
+    held = frozenset(  # what attributes hold directly now: a list of them again is an alias
+        id(value)
+        for module, *_ in saved
+        for name, value in vars(module).items()
+        if name not in _INTERNAL and isinstance(value, torch.Tensor | nn.Module)
+    )
+    changed = []
+    for module, attrs, params, bufs, _ in saved:
+        prefix = paths.get(id(module), "?")
+        for kind, registry, entries in (
+            ("parameter", "_parameters", params),
+            ("buffer", "_buffers", bufs),
+        ):
+            now = _entries(module, registry)
+            for name, before in entries.items():
+                if now.get(name) is not before:
+                    changed.append((prefix, name, f"{kind} replaced"))
+                elif before is not None and not _same(before, values[id(before)][1]):
+                    changed.append((prefix, name, f"{kind} updated in place"))
+            for name in now.keys() - entries.keys():
+                if now[name] is not None:
+                    changed.append((prefix, name, f"{kind} created"))
+        derived = _hook_outputs(module)
+        extra = (
+            getattr(type(module), "get_extra_state", None)
+            is not nn.Module.get_extra_state
+        )
+        for name, value in vars(module).items():
+            if name in _INTERNAL or name in derived:
+                continue
+            before = attrs.get(name, _MISSING)
+            if registered.alias_only(value, held) and (
+                before is _MISSING or registered.alias_only(before, held)
+            ):
+                continue
+            holds = any(True for _ in _tensors_in(value, name)) or any(
+                not _record(c) for c, _ in _containers(value)
+            )
+            drawn = [
+                g
+                for _, g in _found_in(value, name, torch.Generator)
+                if id(g) in generators
+                and not torch.equal(g.get_state(), generators[id(g)][1])
+            ]
+            if drawn:
+                changed.append((prefix, name, "generator advanced"))
+            if not holds:
+                continue
+            what = None
+            if before is _MISSING:
+                what = "plain attribute created"
+            elif value is not before:
+                what = "plain attribute replaced"
+            elif any(
+                id(t) in values
+                and not registered.holds(t)
+                and not _same(t, values[id(t)][1])
+                for _, t in _tensors_in(value, name)
+            ) or any(
+                id(c) in containers and not _same_items(c, containers[id(c)][1])
+                for c, _ in _containers(value)
+            ):
+                what = "plain attribute updated in place"
+            if (
+                what and extra
+            ):  # get_extra_state() may save it: state_dict is not the question, DDP is
+                what = what.replace(
+                    "plain attribute", "attribute of a module with extra state"
+                )
+            if what:
+                changed.append((prefix, name, what))
+    return changed
+
+
+def _forward_target(model: nn.Module) -> tuple[nn.Module, str]:
+    """The module whose forward to run: a torch.compile wrapper's original module (so that the report does not
+    compile it), else the model."""
+    original = _entries(model, "_modules").get("_orig_mod")
+    if type(model).__name__ == "OptimizedModule" and isinstance(original, nn.Module):
+        return original, " of the module torch.compile wraps (_orig_mod), not compiled,"
+    return model, ""
+
+
+def _forward_findings(model: nn.Module, example_inputs) -> list[Finding]:
+    held = [t for _, t in _state_of(model)]
+    if any(_lazy(t) for t in held):
+        return [
+            _finding(
+                "note",
+                "forward",
+                "",
+                "example_inputs given, but no forward was run: it would "
+                "materialize the lazy modules, and this report changes nothing",
+            )
+        ]
+    if any(_is_meta(t) for t in held):
+        return [
+            _finding(
+                "note",
+                "forward",
+                "",
+                "example_inputs given, but no forward was run: tensors are on meta",
+            )
+        ]
+    args, kwargs = (
+        (example_inputs, {})
+        if isinstance(example_inputs, tuple)
+        else (
+            ((), example_inputs)
+            if isinstance(example_inputs, dict)
+            else ((example_inputs,), {})
+        )
+    )
+    half = {
+        id(m): {
+            n
+            for n, b in _entries(m, "_buffers").items()
+            if b is not None and _try(lambda b=b: b.dtype) in HALF
+        }
+        for _, m in _named_modules(model)
+    }
+    modules = dict(_named_modules(model))
+    findings = []
+    target, through = _forward_target(model)
+    snapshot = _snapshot(model)
+    try:
+        for mode in ("eval", "train"):
+            article = "an" if mode == "eval" else "a"
+            try:
+                type(model).train(
+                    model, mode == "train"
+                )  # the class's: an override counts
+                with torch.no_grad():
+                    target(*args, **kwargs)
+            except Exception as error:  # noqa: BLE001 (the report says what failed)
+                findings.append(
+                    _finding(
+                        "error",
+                        "forward",
+                        "",
+                        f"the {mode}-mode forward{through} raised {one_line(error, 160)}",
+                    )
+                )
+                _restore(snapshot)
+                continue
+            grouped = defaultdict(list)  # one finding per module and kind of change
+            for prefix, name, what in _changes(snapshot, model):
+                grouped[(prefix, what)].append(name)
+            for (prefix, what), names in grouped.items():
+                path = (
+                    _join(prefix, names[0])
+                    if len(names) == 1
+                    else f"{prefix or '(model)'}: {', '.join(names)}"
+                )
+                if what.startswith("buffer"):
+                    message = (
+                        f"{what} by {article} {mode}-mode forward: under DDP each rank updates its own copy, "
+                        "and rank 0's overwrites the others at the next synced forward"
+                    )
+                    for name in names:
+                        if name in half.get(id(modules.get(prefix)), ()):
+                            findings.append(
+                                _finding(
+                                    "warning",
+                                    "half-precision buffer",
+                                    _join(prefix, name),
+                                    f"a half-precision buffer the {mode}-mode forward updates: small updates vanish "
+                                    "once it grows; keep it in float32",
+                                )
+                            )
+                elif what.startswith("parameter"):
+                    message = (
+                        f"{what} by {article} {mode}-mode forward, outside autograd: DDP averages gradients, "
+                        "never parameters, so the ranks' copies drift apart"
+                        + (
+                            "; an optimizer built before holds the old Parameter, or none"
+                            if what != "parameter updated in place"
+                            else ""
+                        )
+                    )
+                elif what == "generator advanced":
+                    message = (
+                        f"a torch.Generator the {mode}-mode forward draws from: its state is not in state_dict, "
+                        "so a resumed run draws other numbers, and each DDP rank draws its own"
+                    )
+                elif what.startswith("attribute of a module with extra state"):
+                    message = (
+                        f"{what} by {article} {mode}-mode forward: get_extra_state() can carry it into "
+                        "state_dict, but DDP never syncs it, so each rank keeps its own value"
+                    )
+                else:
+                    message = (
+                        f"{what} by {article} {mode}-mode forward: each DDP rank keeps its own value for "
+                        "good, and it is not saved in state_dict"
+                    )
+                findings.append(
+                    _finding(
+                        "warning"
+                        if what.startswith(("plain", "parameter"))
+                        else "note",
+                        "forward changes state",
+                        path,
+                        message,
+                    )
+                )
+            _restore(snapshot)
+    except BaseException:
+        _restore(snapshot)
+        raise
+    findings.append(
+        _finding(
+            "note",
+            "forward",
+            "",
+            f"ran one eval-mode and one train-mode forward{through} under torch.no_grad(); parameters, buffers, attributes "
+            "and the lists and dicts they hold, training flags and the random number generators were restored",
+        )
+    )
+    return findings
+
+
+def inspect_module(model: nn.Module, example_inputs=None) -> Report:
+    """Report what .to(), state_dict, initialization loops, meta construction and DDP will do with `model`.
+
+    example_inputs (a tensor, a tuple of positional arguments or a dict of keyword arguments): run one
+    eval-mode and one train-mode forward under torch.no_grad() and report the state they change; the model and
+    the global RNG are restored afterwards."""
+    findings, buffers = _state_findings(model)
+    if example_inputs is not None:
+        findings += _forward_findings(model, example_inputs)
+    return Report(type(model).__name__, findings, buffers)
+
+
+def one_line(error: BaseException, limit: int = 400) -> str:
+    """`Type: message` on one line, however many lines the message has."""
+    text = " ".join(_try(lambda: str(error), "").split())
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def load_model(target: str) -> nn.Module:
+    """The model that `path/to/file.py:build_model` builds: the file is run as a module, with its own folder
+    first on sys.path while it loads and builds (so `from mylayers import Block` finds the file next to it),
+    then sys.path and the modules imported from that folder are put back as they were."""
+    path, _, name = target.rpartition(":")
+    if not path or not name:
+        raise ValueError(f"{target!r} is not path/to/file.py:function")
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no such file: {path}")
+    folder = os.path.dirname(os.path.abspath(path))
+    modules_before = dict(sys.modules)
+    sys.path.insert(0, folder)
+    try:
+        spec = importlib.util.spec_from_file_location("inspected", path)
+        if spec is None or spec.loader is None:
+            raise OSError(f"{path} is not a Python file")
+        source = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = source  # dataclasses and pickle look the module up
+        spec.loader.exec_module(source)
+        build = getattr(source, name)
+        model = build()
+    finally:
+        if folder in sys.path:
+            sys.path.remove(folder)
+        for module_name in set(sys.modules) - modules_before.keys():
+            file = getattr(sys.modules[module_name], "__file__", None) or ""
+            top = module_name.partition(".")[0]
+            if top not in modules_before and os.path.abspath(file).startswith(
+                folder + os.sep
+            ):
+                del sys.modules[module_name]
+        if "inspected" in modules_before:
+            sys.modules["inspected"] = modules_before["inspected"]
+        else:
+            sys.modules.pop("inspected", None)
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"{name}() returned {type(model).__name__}, not an nn.Module")
+    return model
+
+
+def main(argv: list[str] | None = None) -> int:
+    """python inspect_module.py path/to/file.py:build_model — print the report for build_model()'s model.
+
+    Exit status 0 once the report is printed, 1 (with one line on stderr) when the model cannot be built,
+    2 on wrong usage."""
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1 or ":" not in argv[0]:
+        print(
+            "usage: python inspect_module.py path/to/file.py:build_model",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        model = load_model(argv[0])
+    except (Exception, SystemExit) as error:  # noqa: BLE001 (one clear line, not a traceback)
+        print(
+            f"inspect_module: cannot build the model from {argv[0]}: {one_line(error)}",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        report = inspect_module(model)
+    except Exception as error:  # noqa: BLE001 (one clear line, not a traceback)
+        print(
+            f"inspect_module: cannot inspect the model from {argv[0]}: {one_line(error)}",
+            file=sys.stderr,
+        )
+        return 1
+    print(report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
