@@ -2,15 +2,16 @@
 
     inside-nn --version
     inside-nn inspect path/to/file.py:build_model
+    inside-nn checkpoint path/to/model.pt [--model path/to/file.py:build_model]
 
 Each tool is a subcommand: a function `add_<name>(commands)` declares its arguments and sets `run`, the
 function that does the work and returns the exit status.
 
-Exit status of `inside-nn inspect`:
+Exit status of `inside-nn inspect` and `inside-nn checkpoint`:
 
 - 0: the report is printed and has no error-severity finding (warnings and notes do not count);
-- 1: the report is printed and has at least one error, or the model cannot be built or inspected (then one
-  line on stderr says why, no traceback, and nothing on stdout);
+- 1: the report is printed and has at least one error, or the model cannot be built or inspected, or the file
+  cannot be opened (then one line on stderr says why, no traceback, and nothing on stdout);
 - 2: wrong usage (argparse's message on stderr).
 
 `python inspect_module.py file.py:build_model`, the standalone download of chapter 8, prints the same report
@@ -62,7 +63,60 @@ def add_inspect(commands) -> None:
     inspect.set_defaults(run=_inspect)
 
 
-SUBCOMMANDS = [add_inspect]
+def _checkpoint(args: argparse.Namespace) -> int:
+    import os
+
+    from inside_nn.inspect_checkpoint import inspect_checkpoint
+    from inside_nn.inspect_module import load_model, one_line
+
+    name = "inside-nn checkpoint"
+    try:
+        with open(
+            args.path, "rb"
+        ):  # a missing, unreadable or directory path: one line, not a report
+            pass
+    except OSError as error:
+        reason = error.strerror or one_line(error)
+        print(f"{name}: cannot read {args.path}: {reason}", file=sys.stderr)
+        return 1
+    model = None
+    if args.model is not None:
+        try:
+            model = load_model(args.model)
+        except (Exception, SystemExit) as error:  # noqa: BLE001 (one clear line, not a traceback)
+            print(
+                f"{name}: cannot build the model from {args.model}: {one_line(error)}",
+                file=sys.stderr,
+            )
+            return 1
+    try:
+        report = inspect_checkpoint(os.fspath(args.path), model)
+    except Exception as error:  # noqa: BLE001 (one clear line, not a traceback)
+        print(f"{name}: cannot inspect {args.path}: {one_line(error)}", file=sys.stderr)
+        return 1
+    print(report)
+    return 1 if any(f.severity == "error" for f in report.findings) else 0
+
+
+def add_checkpoint(commands) -> None:
+    checkpoint = commands.add_parser(
+        "checkpoint",
+        help="report what torch.load and load_state_dict will do with a checkpoint file, before they do it",
+        description="Read PATH (torch.save zip or legacy file, or safetensors) without running code from "
+        "it and print what it holds and what is wrong with it; with --model, also what loading it into "
+        "that model would do. Exit status: 0 no error-severity finding, 1 errors found or the file or "
+        "model cannot be read, 2 wrong usage.",
+    )
+    checkpoint.add_argument("path", metavar="PATH", help="the checkpoint file")
+    checkpoint.add_argument(
+        "--model",
+        metavar="FILE:FUNCTION",
+        help="path/to/file.py:build_model, the model the file is meant for",
+    )
+    checkpoint.set_defaults(run=_checkpoint)
+
+
+SUBCOMMANDS = [add_inspect, add_checkpoint]
 
 
 def parser() -> argparse.ArgumentParser:
