@@ -21,6 +21,7 @@ __all__ = [
     "materialize_from_meta",
     "meta_leftovers",
     "reset_all",
+    "reset_like_constructors",
     "snapshot",
     "strip_prefixes",
     "tied_groups",
@@ -103,20 +104,26 @@ def init_weights(module: nn.Module) -> None:
         nn.init.zeros_(module.bias)
 
 
-def _reset_like_constructors(module: nn.Module) -> None:
+def reset_like_constructors(module: nn.Module) -> None:
+    """Run each module's own reset again, children first, as the constructors ran (chapter 2):
+    reset_parameters(), or the private _reset_parameters() of nn.MultiheadAttention and
+    nn.Transformer (no torch class defines both)."""
     for child in module.children():
-        _reset_like_constructors(child)
+        reset_like_constructors(child)
     if hasattr(module, "reset_parameters"):
         module.reset_parameters()
     elif hasattr(module, "_reset_parameters"):  # nn.MultiheadAttention, nn.Transformer
         module._reset_parameters()
 
 
+_reset_like_constructors = reset_like_constructors  # the name chapter 3's code used
+
+
 def materialize_from_meta(model: nn.Module, device) -> nn.Module:
     """Give a model built on `meta` real storage and its values (Lazy initialization, chapter 3):
     to_empty, each module's own reset children first, computed buffers again, and the tie last."""
     model.to_empty(device=device)
-    _reset_like_constructors(model)
+    reset_like_constructors(model)
     for module in model.modules():
         if hasattr(module, "init_buffers"):
             module.init_buffers(device)

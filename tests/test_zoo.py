@@ -19,6 +19,7 @@ from collections import Counter
 
 import pytest
 import torch
+from conftest import NOTEBOOK_DIR, load_notebook
 from torch import nn
 from torch.nn.utils import parametrize
 
@@ -1190,3 +1191,23 @@ def test_teardown_ends_only_the_zoos_process_group():
     assert not dist.is_initialized()
     zoo.teardown()  # nothing left to end
     assert isinstance(zoo.build("ddp"), nn.parallel.DistributedDataParallel)
+
+
+# The chapters quote this table: "holds on N of M zoo models". Each quote is checked against it, and
+# test_recipe_outcomes checks the table against a run of every recipe on every model.
+CHAPTER_QUOTES = [
+    ("01_parameter_management", "pm-068a", "count_parameters"),
+    ("01_parameter_management", "pm-075c", "freeze"),
+    ("01_parameter_management", "pm-083a", "snapshot"),
+    ("02_parameter_initialization", "init-053a", "reset_all"),
+    ("02_parameter_initialization", "init-090a", "init_weights"),
+]
+
+
+@pytest.mark.parametrize(("notebook", "cell", "recipe"), CHAPTER_QUOTES)
+def test_chapters_quote_the_table(notebook, cell, recipe):
+    nb = load_notebook(NOTEBOOK_DIR / f"{notebook}.ipynb")
+    (text,) = ["".join(c["source"]) for c in nb["cells"] if c.get("id") == cell]
+    outcomes = recipe_outcomes()[recipe]
+    held = sum(holds(outcome) for outcome in outcomes.values())
+    assert f"{held} of {len(outcomes)}" in " ".join(text.split()), (notebook, cell)

@@ -23,11 +23,17 @@ class _reference_Affine(nn.Module):
     def __init__(self, num_features, bias=True, device=None, dtype=None):
         super().__init__()
         factory = {"device": device, "dtype": dtype}
-        self.weight = nn.Parameter(torch.ones(num_features, **factory))
+        self.weight = nn.Parameter(torch.empty(num_features, **factory))
         if bias:
-            self.bias = nn.Parameter(torch.zeros(num_features, **factory))
+            self.bias = nn.Parameter(torch.empty(num_features, **factory))
         else:
             self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        nn.init.ones_(self.weight)
+        if self.bias is not None:
+            nn.init.zeros_(self.bias)
 
     def forward(self, X):
         out = X * self.weight
@@ -312,17 +318,42 @@ def check_affine(Affine):
                 if problem:
                     raise Wrong(f"✗ {problem}")
 
-    def skipped():
-        return torch.nn.utils.skip_init(Affine, 3)
+    for bias in (True, False):
 
-    layer = _run(skipped, what="torch.nn.utils.skip_init(Affine, 3)")
-    if layer.weight.device.type != "cpu":
-        raise Wrong(
-            "✗ skip_init(Affine, 3) left the weight on meta: pass device= to every tensor you create"
-        )
+        def skipped(bias=bias):
+            return torch.nn.utils.skip_init(Affine, 3, bias=bias)
+
+        shown = f"torch.nn.utils.skip_init(Affine, 3, bias={bias})"
+        layer = _run(skipped, what=shown)
+        if layer.weight.device.type != "cpu":
+            raise Wrong(
+                f"✗ {shown} left the weight on meta: pass device= to every tensor you create"
+            )
+        # skip_init leaves whatever memory held: reset_parameters() must give the starting values.
+        if not callable(getattr(layer, "reset_parameters", None)):
+            raise Wrong(
+                "✗ Affine has no reset_parameters(): after skip_init (or to_empty) its values are whatever "
+                "memory held, and nothing can set them again; move the ones and zeros into a "
+                "reset_parameters() that __init__ calls"
+            )
+        with torch.no_grad():
+            for parameter in layer.parameters():
+                parameter.fill_(float("nan"))
+        _run(layer.reset_parameters, what=f"{shown}.reset_parameters()")
+        reference = _reference_Affine(3, bias=bias)
+        for name, want in reference.named_parameters():
+            problem = _compare_tensors(
+                f"after {shown} and reset_parameters(), {name}",
+                layer.get_parameter(name),
+                want,
+            )
+            if problem:
+                raise Wrong(
+                    f"✗ {problem}: reset_parameters() must set the starting values in place"
+                )
     return (
         "✓ correct: matches the reference with and without bias, in float32, float64 and bfloat16, on meta (given and "
-        "by default) and through skip_init, on empty, NaN and inf inputs, values and gradients included"
+        "by default) and through skip_init + reset_parameters(), on empty, NaN and inf inputs, values and gradients included"
     )
 
 

@@ -66,10 +66,20 @@ def _set_accelerator_rng(states: list[torch.Tensor]) -> None:
         module.set_rng_state(states[0])
 
 
+def _default_device() -> torch.device:
+    """torch.get_default_device(), also on torch 2.6, where it raises AttributeError once a
+    `with torch.device(...)` block has exited (the block leaves `device_context` set to None, which
+    means no default device, so the CPU)."""
+    try:
+        return torch.get_default_device()
+    except AttributeError:
+        return torch.device("cpu")
+
+
 def capture() -> dict:
     """The process-wide state an answer must leave alone, as plain values."""
     return {
-        "default device": torch.get_default_device(),
+        "default device": _default_device(),
         "default dtype": torch.get_default_dtype(),
         "grad mode": torch.is_grad_enabled(),
         "inference mode": torch.is_inference_mode_enabled(),

@@ -15,6 +15,12 @@ class Affine(nn.Module):
         self.weight = nn.Parameter(torch.ones(num_features, device=device, dtype=dtype))
         self.bias = nn.Parameter(torch.zeros(num_features, device=device, dtype=dtype)) if bias else None
 
+    def reset_parameters(self):
+        with torch.no_grad():
+            self.weight.fill_(1.0)
+            if self.bias is not None:
+                self.bias.zero_()
+
     def forward(self, X):
         return X * self.weight + (0 if self.bias is None else self.bias)
 """,
@@ -30,6 +36,11 @@ class Affine(nn.Module):
         kw = dict(device=device, dtype=dtype)
         self.register_parameter("weight", nn.Parameter(torch.ones(n, **kw)))
         self.register_parameter("bias", nn.Parameter(torch.zeros(n, **kw)) if bias else None)
+
+    def reset_parameters(self):
+        nn.init.ones_(self.weight)
+        if self.bias is not None:
+            nn.init.zeros_(self.bias)
 
     def forward(self, inputs):
         if self.bias is None:
@@ -716,6 +727,12 @@ class Affine(nn.Module):
         self.weight = nn.Parameter(torch.full((num_features,), 1.0, device=device, dtype=dtype))
         self.bias = nn.Parameter(torch.zeros(num_features, device=device, dtype=dtype)) if bias else None
 
+    def reset_parameters(self):
+        with torch.no_grad():
+            self.weight.fill_(1.0)
+            if self.bias is not None:
+                self.bias.zero_()
+
     def forward(self, X):
         out = X.mul(self.weight)
         return out.add(self.bias) if self.bias is not None else out
@@ -736,6 +753,9 @@ class Affine(nn.Module):
             self.bias = nn.Parameter(torch.empty(num_features, **factory_kwargs))
         else:
             self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
         with torch.no_grad():
             self.weight.fill_(1.0)
             if self.bias is not None:
@@ -758,6 +778,11 @@ class Affine(nn.Module):
         self.weight = nn.Parameter(weight)
         self.register_parameter("bias", nn.Parameter(torch.zeros_like(weight)) if bias else None)
 
+    def reset_parameters(self):
+        nn.init.ones_(self.weight)
+        if self.bias is not None:
+            nn.init.zeros_(self.bias)
+
     def forward(self, X):
         shape = (1,) * (X.dim() - 1) + (-1,)
         out = X * self.weight.view(shape)
@@ -768,7 +793,7 @@ class Affine(nn.Module):
         "✓ correct",
     ),
     (
-        "affine-reference-itself",
+        "affine-inline-init-no-reset",
         "check_affine(Affine)",
         """
 class Affine(nn.Module):
@@ -780,6 +805,55 @@ class Affine(nn.Module):
             self.bias = nn.Parameter(torch.zeros(num_features, **factory))
         else:
             self.register_parameter("bias", None)
+
+    def forward(self, X):
+        out = X * self.weight
+        return out if self.bias is None else out + self.bias
+""",
+        "Affine has no reset_parameters(): after skip_init (or to_empty)",
+    ),
+    (
+        "affine-reset-does-nothing",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        factory = {"device": device, "dtype": dtype}
+        self.weight = nn.Parameter(torch.ones(num_features, **factory))
+        if bias:
+            self.bias = nn.Parameter(torch.zeros(num_features, **factory))
+        else:
+            self.register_parameter("bias", None)
+
+    def reset_parameters(self):
+        pass  # the starting values are set in __init__
+
+    def forward(self, X):
+        out = X * self.weight
+        return out if self.bias is None else out + self.bias
+""",
+        "reset_parameters() must set the starting values in place",
+    ),
+    (
+        "affine-reference-itself",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        factory = {"device": device, "dtype": dtype}
+        self.weight = nn.Parameter(torch.empty(num_features, **factory))
+        if bias:
+            self.bias = nn.Parameter(torch.empty(num_features, **factory))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        nn.init.ones_(self.weight)
+        if self.bias is not None:
+            nn.init.zeros_(self.bias)
 
     def forward(self, X):
         out = X * self.weight
@@ -1383,6 +1457,12 @@ class Affine(nn.Module):
         else:
             self.bias = None
 
+    def reset_parameters(self):
+        with torch.no_grad():
+            self.weight.fill_(1.0)
+            if self.bias is not None:
+                self.bias.zero_()
+
     def forward(self, X):
         out = X * self.weight
         if self.bias is not None:
@@ -1401,6 +1481,11 @@ class Affine(nn.Module):
         kw = {"device": device, "dtype": dtype}
         self.weight = nn.Parameter(torch.ones(num_features, **kw))
         self.bias = nn.Parameter(torch.zeros(num_features, **kw)) if bias else None
+
+    def reset_parameters(self):
+        nn.init.ones_(self.weight)
+        if self.bias is not None:
+            nn.init.zeros_(self.bias)
 
     def extra_repr(self):
         return f"{self.weight.shape[0]}, bias={self.bias is not None}"
