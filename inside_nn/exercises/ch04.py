@@ -16,7 +16,14 @@ from torch import nn
 from torch.nn.utils import parametrize
 
 from inside_nn import zoo
-from inside_nn.exercises.harness import FLOATS, ModelState, Wrong, call, checker
+from inside_nn.exercises.harness import (
+    FLOATS,
+    ModelState,
+    Wrong,
+    _default_device,
+    call,
+    checker,
+)
 
 
 class _reference_Affine(nn.Module):
@@ -69,7 +76,7 @@ def _plain_default_device():
     """`harness.restore` sets the default device even where none was set, which routes every later torch
     call through a Python DeviceContext; inside a check, drop that context when it is the CPU's (the
     harness restores the caller's setting when the check ends)."""
-    if torch.get_default_device() == torch.device("cpu"):
+    if _default_device() == torch.device("cpu"):
         torch.set_default_device(None)
 
 
