@@ -66,15 +66,17 @@ def add_inspect(commands) -> None:
 def _checkpoint(args: argparse.Namespace) -> int:
     import os
 
-    from inside_nn.inspect_checkpoint import inspect_checkpoint
+    from inside_nn.inspect_checkpoint import _special_file, inspect_checkpoint
     from inside_nn.inspect_module import load_model, one_line
 
     name = "inside-nn checkpoint"
     try:
-        with open(
-            args.path, "rb"
-        ):  # a missing, unreadable or directory path: one line, not a report
-            pass
+        # A named pipe would block in open(): the report says what it is.
+        if _special_file(args.path) is None:
+            with open(
+                args.path, "rb"
+            ):  # a missing, unreadable or directory path: one line, not a report
+                pass
     except OSError as error:
         reason = error.strerror or one_line(error)
         print(f"{name}: cannot read {args.path}: {reason}", file=sys.stderr)

@@ -1485,6 +1485,28 @@ def _what_else(f: _File, head: bytes) -> str:
     return f"a text file, {f.size} bytes, starting {first!r}: not a checkpoint"
 
 
+def _special_file(path) -> str | None:
+    """What a path that exists but is neither a regular file nor a directory is (a named pipe, a device, a
+    socket), in words; None for anything else (a missing path is the caller's to report)."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    for test, what in (
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return what
+    return "a special file"
+
+
 def _device_here(location: str) -> bool:
     """Whether this machine has the device a storage was saved on ("cuda:1", "mps", "xpu:0")."""
     kind, _, index = location.partition(":")
@@ -1508,6 +1530,19 @@ def _pickle_like(f: _File) -> bool:
     except _PickleError:
         return False
     return True
+
+
+def _offsets(spec) -> tuple[int, int] | None:
+    """A safetensors header entry's data_offsets as (begin, end), or None where they are not [begin, end]."""
+    offsets = spec.get("data_offsets") if isinstance(spec, dict) else None
+    if (
+        isinstance(offsets, list)
+        and len(offsets) == 2
+        and all(type(o) is int and o >= 0 for o in offsets)
+        and offsets[0] <= offsets[1]
+    ):
+        return offsets[0], offsets[1]
+    return None
 
 
 def _safetensors_like(head: bytes, size: int) -> bool:
@@ -1547,6 +1582,14 @@ class _Inspection:
     def run(self) -> None:
         if os.path.isdir(self.path):
             self.not_a_checkpoint(self._directory())
+            return
+        special = _special_file(self.path)
+        # Opening a named pipe blocks, a device never ends: neither is read.
+        if special is not None:
+            self.not_a_checkpoint(
+                f"{special}, not a regular file: torch.load would wait on it or read it without end; "
+                "save the checkpoint to a file and inspect that"
+            )
             return
         try:
             self.f = _File(self.path)
@@ -2142,9 +2185,15 @@ class _Inspection:
         stream = _BoundedStream(f)
         try:
             magic = _parse_pickle(stream, 4096)
-        except _PickleError as error:
-            self.not_a_checkpoint(f"a pickle that cannot be read ({error})")
-            return
+        except _PickleError:
+            # Not a magic number: torch.save's is a few bytes. A plain pickle of any size still says what it
+            # would run (pickle.dump of a dict with a payload), so it is read whole before being called unreadable.
+            stream.seek(0)
+            try:
+                magic = _parse_pickle(stream)
+            except _PickleError as whole:
+                self.not_a_checkpoint(f"a pickle that cannot be read ({whole})")
+                return
         if magic.root != 0x1950A86A20F9469CFC6C:
             stream.seek(0)
             try:
@@ -2757,20 +2806,29 @@ class _Inspection:
             )
             metadata = {}
         data_start, data_len = 8 + n, f.size - 8 - n
-        entries, problems = [], []
+        entries, problems, spans = [], [], []
         for key, spec in header.items():
             t = self._st_entry(key, spec, problems)
             if t is not None:
                 entries.append(t)
+            elif _offsets(spec) is not None:
+                # reported above for its dtype or shape, but its bytes are its own: no hole, no extra data
+                spans.append(
+                    (
+                        _Tensor(key, key, None, None, None, 0, None, "cpu", "dense"),
+                        *_offsets(spec),
+                    )
+                )
         for key, message in problems:
             self.add("error", "safetensors header", key, message)
         entries.sort(key=lambda e: (e[1], e[2]))
         expected = 0
-        for t, begin, end in entries:
+        layout = sorted(entries + spans, key=lambda e: (e[1], e[2]))
+        for t, begin, end in layout:
             if begin != expected:
                 if begin < expected:
                     other = next(
-                        e for e in entries if e[1] <= begin < e[2] and e[0] is not t
+                        e for e in layout if e[1] <= begin < e[2] and e[0] is not t
                     )
                     if (other[1], other[2]) == (begin, end):
                         self.add(
@@ -2898,14 +2956,7 @@ class _Inspection:
                 (key, f"{key}: shape {shape!r} is not a list of non-negative integers")
             )
             return None
-        if (
-            not (
-                isinstance(offsets, list)
-                and len(offsets) == 2
-                and all(type(o) is int and o >= 0 for o in offsets)
-            )
-            or offsets[0] > offsets[1]
-        ):
+        if _offsets(spec) is None:
             problems.append(
                 (
                     key,

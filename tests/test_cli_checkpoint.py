@@ -94,3 +94,26 @@ def test_wrong_usage_exits_2(files, capsys):
         cli.main(["checkpoint"])
     assert stop.value.code == 2
     assert "the following arguments are required: PATH" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(
+    not hasattr(__import__("os"), "mkfifo"), reason="no named pipes here"
+)
+def test_a_named_pipe_or_a_device_is_reported_not_waited_on(files, capsys):
+    import os
+    import signal
+
+    os.mkfifo(files / "pipe.pt")
+    # opening a FIFO for reading blocks until a writer comes: fail the test, not hang it
+    previous = signal.signal(
+        signal.SIGALRM, lambda *_: pytest.fail("blocked on the FIFO")
+    )
+    signal.alarm(20)
+    try:
+        for path, what in (("pipe.pt", "named pipe"), (os.devnull, "character device")):
+            status, out, err = run(capsys, path)
+            assert (status, err) == (1, ""), err
+            assert "ERROR   not a checkpoint" in out and what in out, out
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

@@ -86,3 +86,72 @@ def test_restore_sets_only_what_changed(monkeypatch):
     harness.restore(before)
     assert torch.get_default_dtype() == torch.float32
     assert touched == []  # neither the slow deterministic switch nor a device context
+
+
+def exits(x):
+    raise SystemExit(3)
+
+
+def test_an_answer_that_exits_gets_a_line_not_a_system_exit():
+    import pytest
+
+    result, line = harness.call(exits, 1)
+    assert result is None and "sys.exit(3)" in line
+    with pytest.raises(harness.Wrong, match="SystemExit"):
+        harness.attempt(exits, 1)
+    checked = harness.checker(lambda answer: answer(1))
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        checked(
+            exits
+        )  # the check's own call of the answer, outside call(): still one line
+    assert out.getvalue().startswith("✗ it called sys.exit(3)")
+
+
+def sets_the_environment_and_the_import_path(x):
+    import os
+    import sys
+
+    os.environ["MASTER_PORT"] = "29999"
+    os.environ.pop("PATH", None)
+    sys.path.insert(0, "/nowhere")
+    return x
+
+
+def test_environment_and_sys_path_leaks_are_named_and_undone():
+    import os
+    import sys
+
+    path, environ = list(sys.path), dict(os.environ)
+    result, line = harness.call(sets_the_environment_and_the_import_path, 1)
+    assert result is None
+    assert "environment variables" in line and "sys.path" in line
+    assert sys.path == path and dict(os.environ) == environ
+
+
+def swallows_the_first_interruption(x):
+    try:
+        while True:
+            pass
+    except BaseException:  # noqa: BLE001, S110 (a reader's bare except, on purpose)
+        pass
+    while True:
+        pass
+
+
+def test_a_loop_that_swallows_the_deadline_is_interrupted_again():
+    import signal
+    import time
+
+    import pytest
+
+    start = time.monotonic()
+    with pytest.raises(harness.Wrong, match="did not return within"):
+        harness.attempt(swallows_the_first_interruption, 1, seconds=0.2)
+    assert time.monotonic() - start < 5
+    assert (
+        signal.getitimer(signal.ITIMER_REAL)[1] == 0.0
+    )  # no repeating tick left behind

@@ -434,6 +434,8 @@ def test_hostile_pickles_are_named_and_never_run(tmp_path):
         write(tmp_path / "evil.pt", buffer.getvalue()),
         write(tmp_path / "evil.pkl", pickle.dumps({"w": Payload(sentinel)})),
         write(tmp_path / "text.pkl", pickle.dumps({"w": Payload(sentinel)}, protocol=0)),
+        # a plain pickle far longer than a magic number (pickle.dump of a real state dict, then the payload)
+        write(tmp_path / "large.pkl", pickle.dumps({"pad": b"x" * 100_000, "w": Payload(sentinel)})),
         write(tmp_path / "legacy.pt", b"".join(pickle.dumps(x, protocol=2) for x in (0x1950A86A20F9469CFC6C, 1001, {}))
               + pickle.dumps({"w": Payload(sentinel)}, protocol=2) + pickle.dumps([], protocol=2)),
     ):  # fmt: skip
@@ -713,6 +715,31 @@ def test_safetensors_headers(tmp_path):
     }.items():
         report = inspect_checkpoint(write(tmp_path / f"{case}.safetensors", data))
         assert kinds(report, "error"), case
+
+
+def test_safetensors_entry_refused_for_its_dtype_or_shape_still_owns_its_bytes(
+    tmp_path,
+):
+    f32 = struct.pack("<4f", 1, 2, 3, 4)
+    good = {"dtype": "F32", "shape": [2], "data_offsets": [8, 16]}
+    for case, bad in {
+        "dtype": {"dtype": "X9", "shape": [2], "data_offsets": [0, 8]},
+        "shape": {"dtype": "F32", "shape": [-1, 2], "data_offsets": [0, 8]},
+        "size": {"dtype": "F32", "shape": [2**40, 2**40], "data_offsets": [0, 8]},
+    }.items():
+        for header in (
+            {"a": bad, "b": good},
+            {
+                "a": {**bad, "data_offsets": [8, 16]},
+                "b": {**good, "data_offsets": [0, 8]},
+            },
+        ):
+            report = inspect_checkpoint(
+                safetensors_file(tmp_path / f"{case}.safetensors", header, f32)
+            )
+            errors = [f for f in report.findings if f.severity == "error"]
+            # one error, on the entry itself: no hole before the next, no "bytes the header does not describe"
+            assert [f.path for f in errors] == ["a"], f"{case}:\n{report}"
 
 
 def test_not_checkpoints(tmp_path):
@@ -1097,3 +1124,15 @@ def test_against_unusual_models(tmp_path):
     assert "no state here" in report.findings[0].message
     report = inspect_checkpoint(tmp_path / "lin.pt", nn.LazyLinear(2))
     assert "lazy" in kinds(report) and not kinds(report, "error")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_special_files_are_named_not_opened(tmp_path):
+    os.mkfifo(tmp_path / "pipe.pt")  # os.open on it would block until a writer comes
+    for path, what in (
+        (tmp_path / "pipe.pt", "named pipe"),
+        (os.devnull, "character device"),
+    ):
+        report = inspect_checkpoint(path)
+        (finding,) = report.findings
+        assert finding.kind == "not a checkpoint" and what in finding.message

@@ -9,8 +9,9 @@ A checker is a function of the reader's answer that prints exactly one line: "�
   (`NotImplementedError`), an exception, or a change to global state the answer had no business
   making into the line that reports it. Global state is: the default device and dtype, grad and
   inference mode, anomaly detection, the torch (CPU and accelerator), NumPy and Python RNGs, the
-  deterministic-algorithm flags and cuDNN flags, float32 matmul precision, the number of threads and
-  the working directory. An exercise that must draw random numbers passes `allow={"rng"}` and checks
+  deterministic-algorithm flags and cuDNN flags, float32 matmul precision, the number of threads,
+  the working directory, the environment variables and sys.path. An answer that calls sys.exit()
+  gets a line too, not a notebook-stopping SystemExit. An exercise that must draw random numbers passes `allow={"rng"}` and checks
   the draws itself, against the reference.
 - `ModelState`: what an answer could change on the caller's model (each parameter's object, values,
   dtype, device and flag; buffers; train/eval flags; hooks), with the first difference in words.
@@ -26,6 +27,7 @@ import functools
 import io
 import os
 import random
+import sys
 from collections.abc import Callable, Iterable
 
 import torch
@@ -100,6 +102,8 @@ def capture() -> dict:
         "float32 matmul precision": torch.get_float32_matmul_precision(),
         "number of threads": torch.get_num_threads(),
         "working directory": os.getcwd(),
+        "environment variables": dict(os.environ),
+        "module search path (sys.path)": list(sys.path),
     }
 
 
@@ -172,6 +176,15 @@ def restore(state: dict) -> None:
         torch.set_num_threads(state["number of threads"])
     if "working directory" in diff:
         os.chdir(state["working directory"])
+    if "environment variables" in diff:
+        saved = state["environment variables"]
+        for name in set(os.environ) - saved.keys():
+            del os.environ[name]
+        for name, value in saved.items():
+            if os.environ.get(name) != value:
+                os.environ[name] = value
+    if "module search path (sys.path)" in diff:
+        sys.path[:] = state["module search path (sys.path)"]
 
 
 def _is_stub(error: NotImplementedError) -> bool:
@@ -209,6 +222,9 @@ def call(answer: Callable, *args, allow: Iterable[str] = (), **kwargs):
     except Exception as error:  # noqa: BLE001 (the reader's error is reported, not raised)
         restore(before)
         return None, f"✗ it raised {type(error).__name__}: {_first_line(error)}"
+    except SystemExit as error:
+        restore(before)
+        return None, _EXITED.format(error.code)
     leaks = changed(before, capture(), allow)
     restore(before)
     if leaks:
@@ -218,6 +234,12 @@ def call(answer: Callable, *args, allow: Iterable[str] = (), **kwargs):
             "leave process-wide settings as you found them (use a context manager or a local generator)"
         )
     return result, None
+
+
+_EXITED = (
+    "✗ it called sys.exit({!r}) (raised SystemExit), which would stop the whole program: "
+    "return a value or raise an exception instead"
+)
 
 
 def _first_line(error: BaseException) -> str:
@@ -244,6 +266,10 @@ def checker(check: Callable) -> Callable:
                 f"✗ your answer made the check fail with {type(error).__name__}: "
                 f"{_first_line(error)}"
             )
+        except (
+            SystemExit
+        ) as error:  # an answer's sys.exit() outside call(): still one line
+            line = _EXITED.format(error.code)
         finally:
             restore(before)
         if line is not None:
@@ -353,6 +379,9 @@ def dtypes_for(device: torch.device | str) -> tuple[torch.dtype, ...]:
 # exception (its type or message), and a deadline for answers that may loop forever.
 
 
+REPEAT = 0.05  # seconds between two interruptions of an answer past its deadline
+
+
 class _Overtime(BaseException):
     """Raised into an answer that ran past its deadline (a BaseException: `except Exception` in
     the answer does not swallow it)."""
@@ -361,7 +390,9 @@ class _Overtime(BaseException):
 @contextlib.contextmanager
 def _deadline(seconds: float | None):
     """Interrupt the block after `seconds` (SIGALRM, main thread of a POSIX process; elsewhere a
-    no-op). A timer already armed, such as pytest-timeout's, is re-armed afterwards."""
+    no-op), and again every REPEAT seconds until it ends: an answer whose loop swallows the first
+    interruption (a bare `except:`) is interrupted again, between two statements of its loop. A
+    timer already armed, such as pytest-timeout's, is re-armed afterwards."""
     import signal
     import threading
     import time
@@ -375,15 +406,19 @@ def _deadline(seconds: float | None):
         yield
         return
 
+    ended = []
+
     def overtime(signum, frame):
-        raise _Overtime
+        if not ended:  # once the block is over, a late tick is ignored
+            raise _Overtime
 
     start = time.monotonic()
     previous = signal.signal(signal.SIGALRM, overtime)
-    armed, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
+    armed, _ = signal.setitimer(signal.ITIMER_REAL, seconds, REPEAT)
     try:
         yield
     finally:
+        ended.append(True)
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         if armed:
