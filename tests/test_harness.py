@@ -155,3 +155,13 @@ def test_a_loop_that_swallows_the_deadline_is_interrupted_again():
     assert (
         signal.getitimer(signal.ITIMER_REAL)[1] == 0.0
     )  # no repeating tick left behind
+
+
+def test_call_interrupts_an_endless_loop():
+    def count_unique(model):
+        while True:
+            pass
+
+    result, line = harness.call(count_unique, None, deadline=0.2)
+    assert result is None
+    assert line == "✗ count_unique did not return within 0.2 s: an endless loop?"

@@ -526,7 +526,7 @@ def _stale_family():
         },
     )
     yield (
-        "another program's .notes.tmp",
+        "another program's .notes.tmp and a .tmp.bak backup",
         {
             ".notes.tmp": b"mine",
             f".notes.{hexes[3]}.tmp.bak": b"mine",

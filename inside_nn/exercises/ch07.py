@@ -459,7 +459,7 @@ def check_train_only_mean(TrainOnlyMean):
             with torch.set_grad_enabled(grad):
                 reference(x)
                 out, error = attempt(module, x)
-            where = f"with {features} features in {str(dtype)[6:]}, a {mode} forward with gradients {'on' if grad else 'off'}"
+            where = f"with {features} features in {str(dtype)[6:]}, {'an' if mode[0] in 'aeiou' else 'a'} {mode} forward with gradients {'on' if grad else 'off'}"
             if error is not None:
                 raise Wrong(f"✗ {where} raised {type(error).__name__}: {error}"[:240])
             if module.training != (mode == "train"):

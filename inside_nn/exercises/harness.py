@@ -202,18 +202,32 @@ def _is_stub(error: NotImplementedError) -> bool:
 _TORCH_DIR = os.path.dirname(os.path.realpath(torch.__file__)) + os.sep
 
 
-def call(answer: Callable, *args, allow: Iterable[str] = (), **kwargs):
+def call(
+    answer: Callable,
+    *args,
+    allow: Iterable[str] = (),
+    deadline: float | None = 10.0,
+    **kwargs,
+):
     """Run the reader's answer once: (result, None), or (None, the "✗ ..." line that reports it).
 
-    What the answer prints is silenced. Inference mode is not a global an answer can leave on (a
+    An answer still running after `deadline` seconds (an endless loop) is interrupted where the
+    platform allows it (see `_deadline`). What the answer prints is silenced. Inference mode is not a global an answer can leave on (a
     context manager), so a leak there is a `with` that escaped, reported like the others."""
     before = capture()
     try:
         with (
             contextlib.redirect_stdout(io.StringIO()),
             contextlib.redirect_stderr(io.StringIO()),
+            _deadline(deadline),
         ):
             result = answer(*args, **kwargs)
+    except _Overtime:
+        restore(before)
+        if deadline is None:
+            raise  # attempt()'s own deadline, reported there
+        name = getattr(answer, "__name__", "your function")
+        return None, f"✗ {name} did not return within {deadline:g} s: an endless loop?"
     except NotImplementedError as error:
         restore(before)
         if _is_stub(error):
@@ -462,7 +476,7 @@ def attempt(
             return None
 
     try:
-        result, line = call(catching, *args, allow=allow, **kwargs)
+        result, line = call(catching, *args, allow=allow, deadline=None, **kwargs)
     except _Overtime:
         name = getattr(answer, "__name__", "your function")
         raise Wrong(
