@@ -113,7 +113,7 @@ def _reset_like_constructors(module: nn.Module) -> None:
 
 
 def materialize_from_meta(model: nn.Module, device) -> nn.Module:
-    """Give a model built on `meta` real storage and its values (Lazy initialization, chapter 3):
+    """Give a model built on `meta` real storage and its values (Building on the meta device, chapter 3.1):
     to_empty, each module's own reset children first, computed buffers again, and the tie last."""
     model.to_empty(device=device)
     _reset_like_constructors(model)
@@ -127,7 +127,7 @@ def materialize_from_meta(model: nn.Module, device) -> nn.Module:
 
 def meta_leftovers(model: nn.Module) -> list[str]:
     """Names of parameters and buffers still on `meta`: the check after loading with assign=True
-    (Lazy initialization, chapter 3)."""
+    (Building on the meta device, chapter 3.1)."""
     named = [*model.named_parameters(), *model.named_buffers()]
     return [name for name, tensor in named if tensor.is_meta]
 
