@@ -65,7 +65,7 @@ SHOWN = 6  # keys named in one finding before "..."
 
 _FILE_IO = "notebooks/05_file_io.html#"
 _SURVIVE = "notebooks/05_checkpoints_that_survive.html#"
-_LAZY = "notebooks/03_lazy_initialization.html#"
+_LAZY = "notebooks/03_meta_device.html#"
 # Where the book explains each kind of finding (page and section anchor, relative to BOOK).
 SECTIONS = {
     "not a checkpoint": _FILE_IO + "loading-files-you-did-not-write",

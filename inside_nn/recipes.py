@@ -120,7 +120,7 @@ _reset_like_constructors = reset_like_constructors  # the name chapter 3's code 
 
 
 def materialize_from_meta(model: nn.Module, device) -> nn.Module:
-    """Give a model built on `meta` real storage and its values (Lazy initialization, chapter 3):
+    """Give a model built on `meta` real storage and its values (Building on the meta device, chapter 3.1):
     to_empty, each module's own reset children first, computed buffers again, and the tie last."""
     model.to_empty(device=device)
     reset_like_constructors(model)
@@ -134,7 +134,7 @@ def materialize_from_meta(model: nn.Module, device) -> nn.Module:
 
 def meta_leftovers(model: nn.Module) -> list[str]:
     """Names of parameters and buffers still on `meta`: the check after loading with assign=True
-    (Lazy initialization, chapter 3)."""
+    (Building on the meta device, chapter 3.1)."""
     named = [*model.named_parameters(), *model.named_buffers()]
     return [name for name, tensor in named if tensor.is_meta]
 

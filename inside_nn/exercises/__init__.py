@@ -8,7 +8,8 @@ Each chapter's page imports its `check_*` functions; each checker runs a reader'
 CHAPTERS = {
     "01_parameter_management": "ch01",
     "02_parameter_initialization": "ch02",
-    "03_lazy_initialization": "ch03",
+    "03_lazy_modules": "ch03",
+    "03_meta_device": "ch03",
     "04_custom_layers": "ch04",
     "05_file_io": "ch05",
     "05_checkpoints_that_survive": "ch05b",

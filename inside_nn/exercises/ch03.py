@@ -1,4 +1,5 @@
-"""Exercise checkers for "Lazy initialization" (03_lazy_initialization.ipynb).
+"""Exercise checkers for chapter 3, "Lazy modules" (03_lazy_modules.ipynb) and "Building on the meta
+device" (03_meta_device.ipynb).
 
 Each `check_*` runs a reader's answer beside `_reference_*`, the code the solution shows, on the small models
 below and on real architectures drawn from `inside_nn.zoo` (in float32, float64 and bfloat16), through
@@ -12,13 +13,21 @@ the zoo as it grows.
 
 import copy
 import warnings
-from functools import partial
+from functools import partial, wraps
 
 import torch
 from torch import nn
 
 from inside_nn import pick_device, zoo
-from inside_nn.exercises.harness import FLOATS, ModelState, Wrong, attempt, checker
+from inside_nn.exercises.harness import (
+    FLOATS,
+    ModelState,
+    Wrong,
+    _default_device,
+    attempt,
+    checker,
+)
+from inside_nn.recipes import meta_leftovers
 
 device = pick_device()
 
@@ -47,6 +56,8 @@ def _reference_build_on_meta(make_model, state_dict):
             module.init_buffers(device)
     if hasattr(model, "tie_weights"):
         model.tie_weights()
+    if meta_leftovers(model):
+        raise RuntimeError(f"still on meta: {meta_leftovers(model)}")
     return model
 
 
@@ -63,7 +74,7 @@ def _plain_default_device():
     """`harness.restore` sets the default device even where none was set, which routes every later torch
     call through a Python DeviceContext; inside a check, drop that context when it is the CPU's (the
     harness restores the caller's setting when the check ends)."""
-    if torch.get_default_device() == torch.device("cpu"):
+    if _default_device() == torch.device("cpu"):
         torch.set_default_device(None)
 
 
@@ -993,3 +1004,390 @@ def check_build_on_meta(build_on_meta):
         "parametrized, pruned, half-precision models, in three dtypes: built on meta, loaded, buffers recomputed, "
         "ties kept."
     )
+
+
+# --- param_groups (Lazy modules) -------------------------------------------------------------------
+
+
+def materialize(net, *example_inputs, training=False):
+    """The page's `materialize`, for answers that call it (the notebook defines the same function)."""
+    modes = {module: module.training for module in net.modules()}
+    net.train(training)
+    try:
+        with torch.no_grad():
+            net(*example_inputs)
+    finally:
+        for module, was_training in modes.items():
+            module.training = was_training  # this module only; train() would recurse
+    still_lazy = [
+        name
+        for name, module in net.named_modules()
+        if isinstance(module, nn.modules.lazy.LazyModuleMixin)
+        and module.has_uninitialized_params()
+    ]
+    if still_lazy:
+        raise RuntimeError(f"the dry run did not reach {still_lazy}")
+    return net
+
+
+def _reference_param_groups(model, *example_inputs, weight_decay=0.1):
+    materialize(model, *example_inputs)  # nothing changes on a model that is not lazy
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    return [
+        {"params": [p for p in trainable if p.ndim >= 2], "weight_decay": weight_decay},
+        {"params": [p for p in trainable if p.ndim < 2], "weight_decay": 0.0},
+    ]
+
+
+def _frozen_backbone_with_lazy_head():
+    """A zoo ResNet frozen on purpose (eval mode, no gradients) under a lazy head."""
+    backbone = _zoo_build("resnet").eval().requires_grad_(False)
+    return nn.Sequential(backbone, nn.LazyLinear(4))
+
+
+def _groups_family():
+    """(label, factory, example inputs): lazy or not, BatchNorm, norms, ties, a frozen backbone."""
+    return [
+        ("a lazy MLP", lambda: _lazy_mlp(16, 4), (torch.zeros(2, 6),)),
+        (
+            "a lazy conv net with LazyBatchNorm2d",
+            _lazy_convnet,
+            (torch.zeros(2, 3, 8, 8),),
+        ),
+        (
+            "a frozen ResNet (eval mode) under a lazy head",
+            _frozen_backbone_with_lazy_head,
+            zoo.inputs("resnet"),
+        ),
+        (
+            "the zoo's GPT-2 (tied, LayerNorm)",
+            lambda: _zoo_build("gpt2"),
+            zoo.inputs("gpt2"),
+        ),
+        ("the zoo's LLaMA (RMSNorm)", lambda: _zoo_build("llama"), zoo.inputs("llama")),
+    ]
+
+
+def _ids(params):
+    return [id(p) for p in params]
+
+
+@checker
+def check_param_groups(param_groups):
+    """Runs the answer and the reference on fresh copies of each model; compares the groups."""
+    for seed, (label, make, inputs) in enumerate(_groups_family()):
+        _seed(seed)
+        reference_model = _quietly(make)
+        _seed(seed)
+        model = _quietly(make)
+        expected = _reference_param_groups(reference_model, *inputs, weight_decay=0.05)
+        modes = [m.training for m in reference_model.modules()]
+        groups, line, _ = _call(
+            wraps(param_groups)(partial(param_groups, weight_decay=0.05)),
+            model,
+            *inputs,
+            allow={"rng"},
+        )
+        if line:
+            return _stub_or_error(line, label)
+        if not isinstance(groups, (list, tuple)) or not all(
+            isinstance(g, dict) for g in groups
+        ):
+            return f"✗ on {label}: return a list of two dicts, {{'params': [...], 'weight_decay': ...}}."
+        if len(groups) != 2 or any("params" not in g for g in groups):
+            return f"✗ on {label}: return exactly two groups, each a dict with 'params' and 'weight_decay'."
+        still_lazy = [n for n, p in model.named_parameters() if nn.parameter.is_lazy(p)]
+        if still_lazy:
+            return f"✗ on {label}: {still_lazy[0]} is still an UninitializedParameter: materialize the model first (a dry run)."
+        decay, rest = (list(g["params"]) for g in groups)
+        mine = {id(p): n for n, p in model.named_parameters()}
+        want_decay = {
+            mine[id(p)] for p in model.parameters() if p.requires_grad and p.ndim >= 2
+        }
+        have_decay = {mine.get(id(p), "?") for p in decay}
+        have_rest = {mine.get(id(p), "?") for p in rest}
+        everything = decay + rest
+        if len(set(_ids(everything))) != len(everything):
+            return f"✗ on {label}: a parameter appears twice (a tied weight is one Parameter under two names); AdamW refuses that: iterate model.parameters(), which yields it once."
+        frozen = sorted(mine.get(id(p), "?") for p in everything if not p.requires_grad)
+        if frozen:
+            return f"✗ on {label}: {frozen[0]} is frozen (requires_grad=False); leave frozen parameters out."
+        if have_decay != want_decay:
+            wrong = min(have_decay ^ want_decay)
+            if not decay and want_decay:
+                return f"✗ on {label}: no parameter gets weight decay: were the shapes read before the dry run? A placeholder reports ndim 1."
+            return f"✗ on {label}: `{wrong}` is in the wrong group: decay exactly the parameters with ndim >= 2 (matrices, conv kernels, embeddings), not by name."
+        if have_rest != {
+            mine[id(p)] for p in model.parameters() if p.requires_grad and p.ndim < 2
+        }:
+            return f"✗ on {label}: some trainable parameter is in neither group."
+        if (
+            groups[0].get("weight_decay") != 0.05
+            or groups[1].get("weight_decay", 0.0) != 0.0
+        ):
+            return f"✗ on {label}: the first group takes the weight_decay argument (0.05 here), the second 0.0."
+        if [m.training for m in model.modules()] != modes:
+            return f"✗ on {label}: the model's train/eval modes changed: put back each module's own mode after the dry run (net.train(flag) recurses into a frozen backbone)."
+        for (n, b), (_, c) in zip(
+            model.named_buffers(), reference_model.named_buffers()
+        ):
+            if not torch.equal(b, c):
+                return f"✗ on {label}: the buffer `{n}` changed: dry-run in eval mode so batch normalization does not count the fake batch."
+        if any(p.grad is not None for p in model.parameters()):
+            return f"✗ on {label}: the dry run left gradients: run it under torch.no_grad()."
+        torch.optim.AdamW(groups, lr=1e-3)
+        del expected
+    return "✓ correct: the groups match on lazy MLPs and conv nets, a frozen ResNet under a lazy head, GPT-2 (tied) and LLaMA; modes, statistics and gradients untouched."
+
+
+# --- unmaterialized (Building on the meta device) ---------------------------------------------------
+
+
+def _reference_unmaterialized(model):
+    named = [*model.named_parameters(), *model.named_buffers()]
+    return [name for name, t in named if t.is_meta or nn.parameter.is_lazy(t)]
+
+
+def _half_loaded_swin():
+    """The zoo's Swin built on meta and loaded, with strict=False, from a checkpoint without its index."""
+    source = _zoo_build("swin")
+    state = {k: v for k, v in source.state_dict().items() if "position_index" not in k}
+    with torch.device("meta"):
+        model = _quietly(zoo.MODELS["swin"].build)
+    model.load_state_dict(state, assign=True, strict=False)
+    return model
+
+
+def _gpt2_stored_once():
+    source = _zoo_build("gpt2")
+    state = {k: v for k, v in source.state_dict().items() if k != "lm_head.weight"}
+    with torch.device("meta"):
+        model = _quietly(zoo.MODELS["gpt2"].build)
+    model.load_state_dict(state, assign=True, strict=False)
+    return model
+
+
+def _llama_loaded():
+    """LLaMA loaded with assign=True: its non-persistent rotary buffers stay on meta."""
+    source = _zoo_build("llama")
+    with torch.device("meta"):
+        model = _quietly(zoo.MODELS["llama"].build)
+    model.load_state_dict(source.state_dict(), assign=True)
+    return model
+
+
+def _on_meta(make):
+    def build():
+        with torch.device("meta"):
+            return make()
+
+    return build
+
+
+def _unmaterialized_family():
+    return [
+        ("a model on the CPU", lambda: _zoo_build("gpt2")),
+        ("a lazy MLP before its dry run", lambda: _lazy_mlp(8, 2)),
+        ("a lazy conv net (lazy buffers)", _lazy_convnet),
+        ("a lazy conv net built on meta", _on_meta(_lazy_convnet)),
+        ("LLaMA loaded with assign=True (non-persistent buffers)", _llama_loaded),
+        ("Swin loaded without its index (strict=False)", _half_loaded_swin),
+        ("GPT-2 from a checkpoint that stores the tie once", _gpt2_stored_once),
+        ("the zoo's half-materialized model", lambda: _zoo_build("meta-half")),
+    ]
+
+
+@checker
+def check_unmaterialized(unmaterialized):
+    """The answer's names must be exactly the tensors that hold no values (each name may be any of a
+    tied tensor's names, or all of them)."""
+    for label, make in _unmaterialized_family():
+        _seed(0)
+        model = _quietly(make)
+        state = (
+            ModelState(model)
+            if not any(
+                nn.parameter.is_lazy(t) for t in [*model.parameters(), *model.buffers()]
+            )
+            else None
+        )
+        names, line, _ = _call(unmaterialized, model)
+        if line:
+            return _stub_or_error(line, label)
+        if isinstance(names, (str, bool, torch.Tensor)) or not isinstance(
+            names, (list, tuple)
+        ):
+            return f"✗ on {label}: unmaterialized returned {type(names).__name__}; return a list of names (str)."
+        if not all(isinstance(n, str) for n in names):
+            return f"✗ on {label}: return the names (str), as named_parameters() and named_buffers() give them, not the tensors."
+        tensors = dict(model.named_parameters(remove_duplicate=False))
+        tensors.update(model.named_buffers(remove_duplicate=False))
+        unknown = [n for n in names if n not in tensors]
+        if unknown:
+            return f"✗ on {label}: `{unknown[0]}` is not the full name of a parameter or buffer of the model: recurse into submodules with named_parameters() / named_buffers()."
+        empty = {
+            id(t) for t in tensors.values() if t.is_meta or nn.parameter.is_lazy(t)
+        }
+        named = {id(tensors[n]) for n in names}
+        extra = [n for n in names if id(tensors[n]) not in empty]
+        if extra:
+            return f"✗ on {label}: `{extra[0]}` holds values; list only tensors on meta or lazy placeholders."
+        missed = [
+            n for n, t in tensors.items() if id(t) in empty and id(t) not in named
+        ]
+        if missed:
+            t = tensors[missed[0]]
+            buffers = dict(model.named_buffers(remove_duplicate=False))
+            if missed[0] in buffers and not any(n in buffers for n in names):
+                why = "check buffers too, non-persistent ones included (state_dict() leaves those out)"
+            elif nn.parameter.is_lazy(t) and not t.is_meta:
+                why = "a lazy placeholder (UninitializedParameter or UninitializedBuffer) is not on meta but has no values either: nn.parameter.is_lazy(t)"
+            elif missed[0] in buffers:
+                why = "check buffers too, non-persistent ones included (state_dict() leaves those out)"
+            else:
+                why = "check every parameter, in every submodule"
+            return f"✗ on {label}: missed `{missed[0]}`: {why}."
+        if state is not None and (diff := state.difference(ModelState(model))):
+            return f"✗ on {label}: unmaterialized {diff}; only read the model."
+    return "✓ correct: on eager, lazy (CPU and meta) and half-loaded models: LLaMA's rotary buffers, Swin's index, GPT-2's tied head, a half-materialized model."
+
+
+# --- init_from_meta (Building on the meta device) ---------------------------------------------------
+
+
+def reset_like_constructors(module):
+    """The page's helper: each module's own reset, children first, as the constructors ran."""
+    for child in module.children():
+        reset_like_constructors(child)
+    if hasattr(module, "reset_parameters"):
+        module.reset_parameters()
+    elif hasattr(module, "_reset_parameters"):  # nn.MultiheadAttention, nn.Transformer
+        module._reset_parameters()
+
+
+def _reference_init_from_meta(make_model, device):
+    with torch.device("meta"):
+        model = make_model()
+    model.to_empty(device=device)
+    reset_like_constructors(model)
+    for module in model.modules():
+        if hasattr(module, "init_buffers"):
+            module.init_buffers(device)
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    if meta_leftovers(model):
+        raise RuntimeError(f"still on meta: {meta_leftovers(model)}")
+    return model
+
+
+class _CausalBlock(nn.Module):
+    """GPT-2's habit, with a method: a persistent causal mask that __init__ computes."""
+
+    def __init__(self, dim=16, max_len=12):
+        super().__init__()
+        self.max_len = max_len
+        self.attn = nn.MultiheadAttention(dim, 2, batch_first=True)
+        self.norm = nn.LayerNorm(dim)
+        self.init_buffers()
+
+    def init_buffers(self, device=None):
+        ones = torch.ones(self.max_len, self.max_len, dtype=torch.bool, device=device)
+        self.register_buffer("mask", ~torch.tril(ones))  # persistent: in state_dict()
+
+    def forward(self, x):
+        n = x.shape[1]
+        out, _ = self.attn(x, x, x, attn_mask=self.mask[:n, :n], need_weights=False)
+        return self.norm(x + out)
+
+
+class _RotaryNet(nn.Module):
+    """A nested computed buffer (inv_freq) and a batch-normalized head."""
+
+    def __init__(self, dim=16):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+        self.rotary = _Rotary(dim)
+        self.norm = nn.BatchNorm1d(dim)
+
+    def forward(self, x):
+        return self.norm(self.rotary(self.proj(x)).flatten(0, 1))
+
+
+def _init_from_meta_family():
+    """(label, factory, example inputs): every model's constructors draw in children-first order."""
+    return [
+        (
+            "a tied LM with a Transformer layer and a computed table",
+            _CheckLM,
+            (torch.randint(0, 40, (2, 6)),),
+        ),
+        (
+            "a block with a persistent causal mask",
+            _CausalBlock,
+            (torch.randn(2, 5, 16),),
+        ),
+        (
+            "a model with GPT-2's names (wte, lm_head)",
+            _TiedGPT,
+            (torch.randint(0, 24, (2, 5)),),
+        ),
+        (
+            "a nested computed buffer and BatchNorm",
+            _RotaryNet,
+            (torch.randn(2, 5, 16),),
+        ),
+    ]
+
+
+@checker
+def check_init_from_meta(init_from_meta):
+    """Compares the answer's model with a normal build from the same seed, bit for bit; to_empty's
+    memory is filled with NaN / True / the largest integer (deterministic mode) so garbage shows."""
+    for seed, (label, make, inputs) in enumerate(_init_from_meta_family()):
+        _seed(seed)
+        truth = _quietly(make)
+        built_on = []
+        torch.use_deterministic_algorithms(
+            True
+        )  # the harness restores the caller's setting
+        _seed(seed)
+        model, line, _ = _call(
+            init_from_meta,
+            _recording(make, built_on),
+            torch.device("cpu"),
+            allow={"rng"},
+        )
+        torch.use_deterministic_algorithms(False)
+        if line:
+            if line.startswith("✗ not solved yet"):
+                return line
+            if any(w != "meta" for w in built_on):
+                return f"✗ on {label}: the model was built on {built_on[0]}; call make_model() under `with torch.device('meta'):`."
+            return _stub_or_error(line, label)
+        if not isinstance(model, nn.Module):
+            return f"✗ on {label}: init_from_meta returned {type(model).__name__}, not the model."
+        if not built_on:
+            return f"✗ on {label}: make_model() was never called."
+        if any(w != "meta" for w in built_on):
+            return f"✗ on {label}: the model was built on {built_on[0]}; call make_model() under `with torch.device('meta'):`."
+        left = meta_leftovers(model)
+        if left:
+            return f"✗ on {label}: `{left[0]}` is still on meta: to_empty(device=...) gives every tensor storage."
+        if _ties(model) != _ties(truth):
+            return f"✗ on {label}: the tie is lost: to_empty makes a new Parameter per name; call the model's tie_weights() last."
+        mine, want = dict(model.named_buffers()), dict(truth.named_buffers())
+        for name, value in want.items():
+            if not torch.equal(mine[name], value):
+                return f"✗ on {label}: the buffer `{name}` is garbage: every buffer __init__ computed, persistent or not, must be recomputed (init_buffers(device) on every module that has it)."
+        params = dict(model.named_parameters())
+        for name, value in truth.named_parameters():
+            have = params[name]
+            if have.isnan().any():
+                return f"✗ on {label}: `{name}` still holds to_empty's garbage: call reset_parameters(), or _reset_parameters() where only that exists (nn.MultiheadAttention)."
+            if not torch.equal(have, value):
+                return f"✗ on {label}: `{name}` differs from a normal build with the same seed: reset children first, in the order the constructors ran, and tie last."
+        with torch.no_grad():
+            model.eval(), truth.eval()
+            if not torch.equal(model(*inputs), truth(*inputs)):
+                return f"✗ on {label}: the outputs differ from a normal build."
+    return "✓ correct: bit for bit as a normal build, on tied LMs, nn.MultiheadAttention, a persistent causal mask, a nested computed buffer and BatchNorm."

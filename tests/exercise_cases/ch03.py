@@ -1,6 +1,6 @@
 """Answers that tests/test_exercises.py runs through chapter 03's checkers."""
 
-NOTEBOOK = "03_lazy_initialization"
+NOTEBOOK = "03_lazy_modules"
 
 _BUFFERS_AND_TIE = """
     for module in model.modules():
@@ -1499,3 +1499,188 @@ def build_on_meta(make_model, state_dict):
         "grad mode",
     ),
 ]
+
+# --- param_groups (Lazy modules)
+_GROUPS = """
+    return [
+        {"params": decay, "weight_decay": weight_decay},
+        {"params": rest, "weight_decay": 0.0},
+    ]
+"""
+CASES += [
+    (
+        "groups-lazy-check-then-loop",
+        "check_param_groups(param_groups)",
+        """
+def param_groups(model, *example_inputs, weight_decay=0.1):
+    if any(nn.parameter.is_lazy(t) for t in [*model.parameters(), *model.buffers()]):
+        materialize(model, *example_inputs)
+    decay, rest = [], []
+    for p in model.parameters():
+        if p.requires_grad:
+            (decay if p.dim() > 1 else rest).append(p)
+"""
+        + _GROUPS,
+        "✓",
+    ),
+    (
+        "groups-own-dry-run",
+        "check_param_groups(param_groups)",
+        """
+def param_groups(model, *example_inputs, weight_decay=0.1):
+    modes = [(m, m.training) for m in model.modules()]
+    model.eval()
+    with torch.no_grad():
+        model(*example_inputs)
+    for m, mode in modes:
+        m.training = mode
+    seen, decay, rest = set(), [], []
+    for name, p in model.named_parameters(remove_duplicate=False):
+        if id(p) in seen or not p.requires_grad:
+            continue
+        seen.add(id(p))
+        (decay if len(p.shape) >= 2 else rest).append(p)
+"""
+        + _GROUPS,
+        "✓",
+    ),
+    (
+        "groups-filter-tuple",
+        "check_param_groups(param_groups)",
+        """
+def param_groups(model, *example_inputs, weight_decay=0.1):
+    materialize(model, *example_inputs)
+    params = list(filter(lambda p: p.requires_grad, model.parameters()))
+    return (
+        {"params": [p for p in params if p.ndim > 1], "weight_decay": weight_decay},
+        {"params": [p for p in params if p.ndim <= 1], "weight_decay": 0},
+    )
+""",
+        "✓",
+    ),
+    (
+        "groups-no-dry-run",
+        "check_param_groups(param_groups)",
+        """
+def param_groups(model, *example_inputs, weight_decay=0.1):
+    decay = [p for p in model.parameters() if p.requires_grad and p.ndim >= 2]
+    rest = [p for p in model.parameters() if p.requires_grad and p.ndim < 2]
+"""
+        + _GROUPS,
+        "materialize the model first",
+    ),
+    (
+        "groups-shapes-read-before-the-dry-run",
+        "check_param_groups(param_groups)",
+        """
+def param_groups(model, *example_inputs, weight_decay=0.1):
+    decay = [p for p in model.parameters() if p.requires_grad and p.ndim >= 2]
+    rest = [p for p in model.parameters() if p.requires_grad and p.ndim < 2]
+    materialize(model, *example_inputs)
+"""
+        + _GROUPS,
+        "were the shapes read before the dry run",
+    ),
+    (
+        "groups-training-mode-dry-run",
+        "check_param_groups(param_groups)",
+        """
+def param_groups(model, *example_inputs, weight_decay=0.1):
+    with torch.no_grad():
+        model(*example_inputs)
+    decay = [p for p in model.parameters() if p.requires_grad and p.ndim >= 2]
+    rest = [p for p in model.parameters() if p.requires_grad and p.ndim < 2]
+"""
+        + _GROUPS,
+        "dry-run in eval mode",
+    ),
+    (
+        "groups-one-flag-restored",
+        "check_param_groups(param_groups)",
+        """
+def param_groups(model, *example_inputs, weight_decay=0.1):
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        model(*example_inputs)
+    model.train(was_training)
+    decay = [p for p in model.parameters() if p.requires_grad and p.ndim >= 2]
+    rest = [p for p in model.parameters() if p.requires_grad and p.ndim < 2]
+"""
+        + _GROUPS,
+        "put back each module's own mode",
+    ),
+    (
+        "groups-by-name",
+        "check_param_groups(param_groups)",
+        """
+def param_groups(model, *example_inputs, weight_decay=0.1):
+    materialize(model, *example_inputs)
+    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    decay = [p for n, p in named if not n.endswith("bias")]
+    rest = [p for n, p in named if n.endswith("bias")]
+"""
+        + _GROUPS,
+        "is in the wrong group",
+    ),
+    (
+        "groups-tied-twice",
+        "check_param_groups(param_groups)",
+        """
+def param_groups(model, *example_inputs, weight_decay=0.1):
+    materialize(model, *example_inputs)
+    named = list(model.named_parameters(remove_duplicate=False))
+    decay = [p for n, p in named if p.requires_grad and p.ndim >= 2]
+    rest = [p for n, p in named if p.requires_grad and p.ndim < 2]
+"""
+        + _GROUPS,
+        "appears twice",
+    ),
+    (
+        "groups-frozen-included",
+        "check_param_groups(param_groups)",
+        """
+def param_groups(model, *example_inputs, weight_decay=0.1):
+    materialize(model, *example_inputs)
+    decay = [p for p in model.parameters() if p.ndim >= 2]
+    rest = [p for p in model.parameters() if p.ndim < 2]
+"""
+        + _GROUPS,
+        "leave frozen parameters out",
+    ),
+    (
+        "groups-fixed-decay",
+        "check_param_groups(param_groups)",
+        """
+def param_groups(model, *example_inputs, weight_decay=0.1):
+    materialize(model, *example_inputs)
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    return [
+        {"params": [p for p in trainable if p.ndim >= 2], "weight_decay": 0.01},
+        {"params": [p for p in trainable if p.ndim < 2], "weight_decay": 0.0},
+    ]
+""",
+        "takes the weight_decay argument",
+    ),
+    (
+        "groups-dry-run-with-backward",
+        "check_param_groups(param_groups)",
+        """
+def param_groups(model, *example_inputs, weight_decay=0.1):
+    modes = [(m, m.training) for m in model.modules()]
+    model.eval()
+    model(*example_inputs).float().sum().backward()
+    for m, mode in modes:
+        m.training = mode
+    decay = [p for p in model.parameters() if p.requires_grad and p.ndim >= 2]
+    rest = [p for p in model.parameters() if p.requires_grad and p.ndim < 2]
+"""
+        + _GROUPS,
+        "left gradients",
+    ),
+]
+
+# Chapter 3 has two pages: init_small and count_parameters are on "Lazy modules"; build_on_meta is on
+# "Building on the meta device", whose cases ch03b.py takes from EVERY_CASE.
+EVERY_CASE = CASES
+CASES = [case for case in EVERY_CASE if not case[1].startswith("check_build_on_meta")]
