@@ -146,6 +146,48 @@ def _on_gpu(name, record):
     )
 
 
+def _directory(data):
+    """(position, name, local header offset) of each central directory entry of a zip."""
+    end = data.rindex(b"PK\x05\x06")
+    size, offset = struct.unpack_from("<II", data, end + 12)
+    pos = offset
+    while pos < offset + size:
+        n, e, c = struct.unpack_from("<3H", data, pos + 28)
+        local = struct.unpack_from("<I", data, pos + 42)[0]
+        yield pos, data[pos + 46 : pos + 46 + n].decode(), local
+        pos += 46 + n + e + c
+
+
+def _zero_crc(data, record):
+    """Zero one record's CRC-32, in its local header and its directory entry."""
+    data = bytearray(data)
+    for pos, name, local in list(_directory(bytes(data))):
+        if name.endswith("/" + record):
+            data[pos + 16 : pos + 20] = data[local + 14 : local + 18] = bytes(4)
+    return bytes(data)
+
+
+def _two_archives(shown_to_torch, shown_to_zipfile):
+    """One file holding two archives: torch's reader (miniz) takes the central directory
+    at the offset the end record gives, Python's zipfile the one just before the end
+    record (rebasing offsets by the difference). Both archives need equal directories."""
+    a, b = shown_to_torch, shown_to_zipfile
+    a_size, a_offset = struct.unpack_from("<II", a, a.rindex(b"PK\x05\x06") + 12)
+    end = b.rindex(b"PK\x05\x06")
+    b_size, b_offset = struct.unpack_from("<II", b, end + 12)
+    assert a_size == b_size
+    body = a[: a_offset + a_size]
+    shift = len(body) + b_offset - a_offset  # what zipfile adds to every offset
+    directory = bytearray(b[b_offset : b_offset + b_size])
+    for pos, _, local in list(_directory(b)):
+        struct.pack_into(
+            "<I", directory, pos - b_offset + 42, len(body) + local - shift
+        )
+    tail = bytearray(b[end:])
+    struct.pack_into("<I", tail, 16, a_offset)  # the directory miniz reads: a's
+    return body + b[:b_offset] + bytes(directory) + bytes(tail)
+
+
 def _cases(training_run: bytes, marker: Path) -> dict:
     """name: (bytes, or "directory"/"fifo"/None for missing; the verdict it must get)."""
     from safetensors.torch import save as save_safetensors_bytes
@@ -172,42 +214,50 @@ def _cases(training_run: bytes, marker: Path) -> dict:
         "embedding.weight": torch.randn(5, 4),
         "mask": torch.full((4, 4), float("-inf")).triu(1),
     }
+    nan = float("nan")
+    torch.serialization.set_crc32_options(False)
+    try:
+        no_crc = _saved({"weight": torch.arange(6.0), "bias": torch.zeros(2)})
+    finally:
+        torch.serialization.set_crc32_options(True)
     runs_code = _RunsCodeWhenLoaded(f"open({str(marker)!r}, 'w').close()")
     return {
         "step-30.pt\nloaded step-99.pt": (
             b"\x1b[32mforged\x1b[0m",
-            "is not a checkpoint",
+            "not a checkpoint",
         ),
-        "\x1b[1A\x1b[2Kstep-29.pt": (b"<html>", "is not a checkpoint"),
+        "\x1b[1A\x1b[2Kstep-29.pt": (b"<html>", "not a checkpoint"),
         "missing.pt": (None, "cannot be opened"),
-        "empty.pt": (b"", "is empty"),
-        "cut-off.pt": (good[: len(good) // 2], "damaged zip archive"),
-        "flipped-bit.pt": (bytes(flipped), "Bad CRC-32"),
-        "random-bytes.pt": (random.Random(0).randbytes(4096), "is not a checkpoint"),
+        "empty.pt": (b"", "an empty file"),
+        "cut-off.pt": (good[: len(good) // 2], "truncated"),
+        "flipped-bit.pt": (bytes(flipped), "fails its CRC-32"),
+        "crc-zeroed.pt": (_zero_crc(bytes(flipped), "data/0"), "CRC 0 among"),
+        "two-archives.pt": (_two_archives(bytes(flipped), good), "does not count"),
+        "random-bytes.pt": (random.Random(0).randbytes(4096), "not a checkpoint"),
         "error-page.pt": (
             b"<!DOCTYPE html><title>502 Bad Gateway</title>\n",
-            "is not a checkpoint",
+            "not a checkpoint",
         ),
-        "a-directory.pt": ("directory", "not a regular file"),
+        "a-directory.pt": ("directory", "a directory"),
         "a-fifo.pt": ("fifo", "not a regular file"),
-        "foreign-zip.pt": (foreign.getvalue(), "without data.pkl"),
-        "cut-off.safetensors": (safetensors[:300], "SafetensorError"),
+        "foreign-zip.pt": (foreign.getvalue(), 'hasRecord("version")'),
+        "cut-off.safetensors": (safetensors[:300], "truncated"),
         "record-missing.pt": (
             _rezipped(good, lambda n, r: None if n.endswith("/data/0") else r),
-            "has no record for storage 0",
+            "no record data/0",
         ),
         "bad-opcode.pt": (
             _rezipped(
                 good,
                 lambda n, r: r[:-5] + b"\x00\x00\x00\x00." if n.endswith(".pkl") else r,
             ),
-            "has a damaged data.pkl",
+            "damaged pickle",
         ),
         "runs-code.pt": (_saved({"w": torch.ones(2), "x": runs_code}), "builtins.exec"),
         "whole-module.pt": (_saved(nn.Linear(2, 2)), "torch.nn.modules.linear.Linear"),
         "compression-bomb.pt": (
             _rezipped(_saved({"w": torch.zeros(2**24)}), compress=zipfile.ZIP_DEFLATED),
-            "has a compressed",
+            "compressed",
         ),
         "stride-0-view.pt": (
             _saved({"w": torch.zeros(1).expand(2**40)}),
@@ -215,22 +265,18 @@ def _cases(training_run: bytes, marker: Path) -> dict:
         ),
         "stride-0-in-a-key.pt": (
             _saved({"w": torch.ones(2), "x": {torch.zeros(1).expand(2**40): 0}}),
-            "more than the file holds",
+            "more than the file",
         ),
         "storage-beyond-record.pt": (
             _rezipped(
                 _saved({"w": torch.ones(1024)}),
                 lambda n, r: r[:16] if "/data/" in n else r,
             ),
-            "claims 1,024 elements for storage 0, whose record holds 16 bytes",
+            "its record holds 16 bytes",
         ),
         "duplicate-data-pkl.pt": (
             duplicate.getvalue(),
-            "two records with the same name",
-        ),
-        "huge-data-pkl.pt": (
-            _rezipped(good, lambda n, r: r + bytes(2**22) if n.endswith(".pkl") else r),
-            "data.pkl over 4,194,304 bytes",
+            "2 entries named 'archive/data.pkl'",
         ),
         "legacy-protocol-4.pt": (
             _saved(causal, _use_new_zipfile_serialization=False, pickle_protocol=4),
@@ -247,6 +293,19 @@ def _cases(training_run: bytes, marker: Path) -> dict:
         ),
         "sparse.pt": (_saved({"w": torch.eye(3).to_sparse()}), "sparse_coo tensor"),
         "training-run.pt": (training_run, "loaded"),
+        "no-crc.pt": (no_crc, "loaded"),
+        "loss-history.pt": (
+            _saved({"w": torch.ones(2), "losses": [0.5] * 200_000}),
+            "loaded",
+        ),
+        "legacy-5-MiB.pt": (
+            _saved({"w": torch.ones(5 * 2**18)}, _use_new_zipfile_serialization=False),
+            "loaded",
+        ),
+        "nan-outside-view.pt": (
+            _saved({"w": torch.tensor([nan, 1.0, 2.0])[1:]}),
+            "loaded",
+        ),
         "float8.pt": (_saved({"w": float8}), "loaded"),
         "causal-mask.pt": (_saved(causal), "loaded"),
         "legacy-format.pt": (

@@ -9,73 +9,88 @@ Saving, so that a crash leaves the old file or the new one, never a broken one:
 
 Loading after a crash, under a stated contract (the page's "A loader with a contract"):
 
-- `load_newest_valid(paths)`: `(name, contents)` of the first usable checkpoint in `paths`, given newest
-  first; prints one line per file it skips or loads, names escaped so that a file cannot forge a line.
-- `judge(path)`: `(contents, None)` for a usable checkpoint, `(None, why not)` otherwise.
+- `load_newest_valid(paths, **limits)`: `(name, contents)` of the first usable checkpoint in `paths`, given
+  newest first; prints one line per file it skips or loads, names escaped so that a file cannot forge a line.
+- `judge(path, *, pickle_limit=PICKLE_LIMIT, view_limit=VIEW_LIMIT)`: `(contents, None)` for a usable
+  checkpoint, `(None, why not)` otherwise.
 - `DamagedCheckpoint`: what every check raises, with the reason as its message.
 
-It **accepts** what `torch.save` (zip or legacy format, default pickle protocol) or safetensors writes,
-holding a non-empty dict with string keys and at least one tensor: strided tensors of any dtype on any
-recorded device, loaded to the CPU, `±inf` allowed. It **refuses**, with one line each: a file that is not
-regular, is empty or changes size while read; a zip with a compressed or duplicate record, sizes beyond the
-file, a bad CRC-32, or a storage whose record is not the size its pickle claims; what `weights_only=True`
-refuses; no tensor, a `meta` or sparse tensor, NaN in a stored storage, or a view with more elements than
-the file holds. It **costs** one read of each file and about twice its size in memory, time linear in the
-size, with `data.pkl` capped at `PICKLE_LIMIT` bytes. It **never** writes, renames or deletes a file.
+Validation uses the reader that loads. `inspect_checkpoint` (inside_nn.inspect_checkpoint) reads the archive
+with torch's own zip reader, `torch._C.PyTorchFileReader`, parses the pickle without running it, asks
+`torch.load(weights_only=True)` on the meta device whether it accepts the file, and reads every tensor byte
+once, in 16 MiB chunks, for CRC-32s and NaN counts. `check_report` turns its errors into a refusal and adds
+the loader's own rules; `load` then reads the file with `torch.load(weights_only=True, mmap=True)` (zip),
+`torch.load(weights_only=True)` (legacy) or `safetensors.torch.load_file`; `check_contents` walks what came
+back. `judge` refuses a file whose identity (device, inode, size, mtime) changed between the first and the
+last step.
 
-`judge` runs these checks in order, each of which raises `DamagedCheckpoint`: `read_once` (the bytes),
-`parse` (the format: `check_zip`, which calls `check_storage_sizes`, then `torch.load(weights_only=True)`
-or safetensors), `check_contents` (which calls `check_tensor` on every tensor). Any other exception a
-damaged file provokes becomes a refusal with its type and first line.
+It **accepts** what `torch.save` (zip or legacy format, CRCs on or off) or safetensors writes, holding a
+non-empty dict with string keys and at least one tensor: strided tensors of any dtype on any recorded device,
+loaded to the CPU, `±inf` allowed. It **refuses**, with one line each: whatever inspect_checkpoint reports as
+an error (not a checkpoint, truncated, a bad CRC-32, compressed or duplicated records, an archive two zip
+readers read differently, a record the pickle does not fit, what `weights_only=True` refuses, NaN in an
+element a tensor views); a zip in which some records carry CRC 0 and others a CRC (`torch.save` writes all or
+none); a pickle over `pickle_limit` bytes; no tensor, a `meta` or sparse tensor, a view with more bytes than
+the file, views adding up to more than `view_limit` times the file's size; a file that changed while judged.
+It **costs** about two reads of each file's tensor bytes (the inspection's, then the NaN check's) and time
+linear in the size; memory is the pickle's objects and a few 16 MiB chunks, while the zip's tensors map the
+file rather than copy it. It **never** writes, renames or deletes a file.
 
-The page shows `save_atomically`, `check_zip`, `parse`, `check_tensor`, `check_contents`, `judge` and
-`load_newest_valid` in its cells; tests/test_checkpoint.py holds those cells and this module to the same
-source. Only torch is required: without safetensors, safetensors files are refused.
+The page shows `check_report`, `load`, `check_tensor`, `check_contents`, `judge` and `load_newest_valid` in
+its cells; tests/test_checkpoint.py holds those cells and this module to the same source. Only torch is
+required: without safetensors, safetensors files are refused.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
 import os
-import pickle
 import stat
 import warnings
-import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 
 import torch
-from torch.serialization import get_unsafe_globals_in_checkpoint
+
+from inside_nn import inspect_checkpoint as _inspector
+from inside_nn.inspect_checkpoint import inspect_checkpoint
 
 try:
-    from safetensors.torch import load as load_safetensors_bytes
+    from safetensors.torch import load_file as load_safetensors
 except ImportError:  # pragma: no cover (the book's environments all have safetensors)
 
-    def load_safetensors_bytes(data):
+    def load_safetensors(path):
         raise DamagedCheckpoint("is safetensors, and safetensors is not installed")
 
 
 __all__ = [
-    "LEGACY_MAGIC",
+    "FIRST",
     "PICKLE_LIMIT",
+    "VIEW_LIMIT",
     "DamagedCheckpoint",
+    "cause_first",
     "check_contents",
-    "check_storage_sizes",
+    "check_report",
     "check_tensor",
-    "check_zip",
+    "file_identity",
     "fsync_directory",
+    "holds_nan",
     "judge",
+    "load",
     "load_newest_valid",
-    "parse",
+    "pickle_bytes",
     "printable",
-    "read_once",
     "save_atomically",
     "sha256_of",
 ]
 
-PICKLE_LIMIT = 2**22  # bytes of data.pkl (or of a whole legacy file)
-LEGACY_MAGIC = b"\x8a\n" + (0x1950A86A20F9469CFC6C).to_bytes(10, "little")  # before 1.6
+PICKLE_LIMIT = (
+    _inspector.PICKLE_LIMIT
+)  # bytes of pickle: 32 MiB, what the inspection reads
+VIEW_LIMIT = 4  # the NaN check reads at most this many times the file's size
+# The error a refusal quotes when the inspection reports several: the cause before its consequences.
+FIRST = ["truncated", "archive layout", "duplicate record", "compressed record"]
+FIRST += ["record size", "missing record", "bad crc", "unsafe pickle", "pickled module"]
 
 
 # --- Saving ---------------------------------------------------------------------------------------
@@ -138,12 +153,25 @@ def printable(text):
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in str(text))
 
 
-def judge(path):
+def file_identity(path):
+    """What changes when a file is replaced or written: device, inode, size, mtime (None if missing)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def judge(path, *, pickle_limit=PICKLE_LIMIT, view_limit=VIEW_LIMIT):
     """(contents, None) for a usable checkpoint, (None, why not) otherwise."""
     try:
-        data = read_once(path)
-        state = parse(data)
-        check_contents(state, len(data))
+        before = file_identity(path)
+        report = inspect_checkpoint(path, scan_bytes=None)  # reads every byte
+        check_report(report, pickle_limit)
+        state = load(path, report.format)
+        check_contents(state, before[2], view_limit)
+        if file_identity(path) != before:
+            raise DamagedCheckpoint("changed while it was read")
         return state, None
     except DamagedCheckpoint as err:
         return None, str(err)
@@ -151,10 +179,10 @@ def judge(path):
         return None, f"{type(err).__name__}: {str(err).strip()}".splitlines()[0]
 
 
-def load_newest_valid(paths):
+def load_newest_valid(paths, **limits):
     """(name, contents) of the first usable checkpoint in `paths`, newest first."""
     for path in map(Path, paths):
-        state, reason = judge(path)
+        state, reason = judge(path, **limits)
         if reason is None:
             print(f"loaded {printable(path.name)}")
             return path.name, state
@@ -165,128 +193,56 @@ def load_newest_valid(paths):
 # --- The checks judge runs, in order ----------------------------------------------------------------
 
 
-def read_once(path):
-    """The bytes of a regular, non-empty file, read once; a FIFO or a missing file is refused."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    try:
-        fd = os.open(path, flags)  # O_NONBLOCK: a FIFO does not wait for a writer
-    except OSError as err:
-        raise DamagedCheckpoint(f"cannot be opened: {err.strerror}") from None
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
-        os.close(fd)
-        raise DamagedCheckpoint("is not a regular file")
-    with open(fd, "rb") as f:
-        data = f.read(info.st_size + 1)
-    if not data:
-        raise DamagedCheckpoint("is empty")
-    if len(data) != info.st_size:
-        raise DamagedCheckpoint("changed size while it was read")
-    return data
+def check_report(report, pickle_limit):
+    """Refuse what the inspection calls an error, mixed CRCs, or too much pickle."""
+    errors = [f for f in report.findings if f.severity == "error"]
+    errors = [f for f in errors if f.kind != "file name"]  # load reads by content
+    if errors:
+        raise DamagedCheckpoint(min(errors, key=cause_first).message)
+    unchecked = {r["crc"] is None for r in report.records if r["bytes"]}
+    if report.format == "zip" and unchecked == {True, False}:
+        raise DamagedCheckpoint(
+            "has records with CRC 0 among records with a CRC-32: torch.save writes "
+            "all or none, so some were zeroed after saving"
+        )
+    if pickle_bytes(report) > pickle_limit:
+        raise DamagedCheckpoint(f"holds more pickle than pickle_limit={pickle_limit:,}")
 
 
-def parse(data):
-    """The contents of a zip, legacy or safetensors checkpoint, on the CPU, by weights_only=True."""
-    if data.startswith(b"PK\x03\x04"):
-        check_zip(data)
-    elif data[8:9] == b"{":
-        return load_safetensors_bytes(data)
-    elif LEGACY_MAGIC not in data[:32]:
-        raise DamagedCheckpoint(f"is not a checkpoint: it starts {data[:10]!r}")
-    elif len(data) > PICKLE_LIMIT:
-        raise DamagedCheckpoint(f"is a legacy file over {PICKLE_LIMIT:,} bytes")
-    try:
-        with warnings.catch_warnings():  # TypedStorage, sparse CSR, ...
-            warnings.simplefilter("ignore")
-            return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as err:
-        why = str(err).split("error:")[-1].strip().splitlines()[0]
-        try:
-            needs = get_unsafe_globals_in_checkpoint(io.BytesIO(data))
-        except Exception:  # noqa: BLE001 - it fails on the same opcodes
-            needs = []
-        reason = ", ".join(sorted(needs)) or why
-        raise DamagedCheckpoint(f"is refused by weights_only=True: {reason}") from None
+def cause_first(finding):
+    """Among several errors, the cause before its consequences."""
+    return FIRST.index(finding.kind) if finding.kind in FIRST else len(FIRST)
 
 
-def check_zip(data):
-    """Refuse a zip checkpoint from its directory, then check every record's CRC-32 and storage size."""
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            records = archive.infolist()
-            sizes = {r.filename: r.file_size for r in records}
-            prefix = (
-                records[0].filename.split("/")[0] if records else ""
-            )  # as torch reads
-            if len(sizes) < len(records):
-                raise DamagedCheckpoint("has two records with the same name")
-            if f"{prefix}/data.pkl" not in sizes:
-                raise DamagedCheckpoint("is a zip archive without data.pkl")
-            if sizes[f"{prefix}/data.pkl"] > PICKLE_LIMIT:
-                raise DamagedCheckpoint(f"has a data.pkl over {PICKLE_LIMIT:,} bytes")
-            for record in records:
-                if record.compress_type != zipfile.ZIP_STORED:
-                    raise DamagedCheckpoint(f"has a compressed {record.filename}")
-            if sum(sizes.values()) > len(data):
-                raise DamagedCheckpoint("has records larger than the file")
-            for record in records:
-                if record.CRC != 0:
-                    archive.read(record)  # raises BadZipFile on a CRC mismatch
-            check_storage_sizes(archive.read(f"{prefix}/data.pkl"), prefix, sizes)
-    except zipfile.BadZipFile as err:
-        raise DamagedCheckpoint(f"is a damaged zip archive: {err}") from None
+def pickle_bytes(report):
+    """data.pkl's size (zip), or what is not storage bytes (legacy); 0 for safetensors."""
+    sizes = {r["name"]: r["bytes"] for r in report.records}
+    if report.format != "legacy":
+        return sizes.get("data.pkl", 0)
+    stored = sum(n + 8 for n in sizes.values())  # each storage after its length
+    return os.path.getsize(report.path) - stored
 
 
-class _Inert(dict):
-    """Stands in for every class or function the pickle names: making one runs nothing."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__()
-
-    def __setstate__(self, state):
-        pass
-
-    __hash__ = object.__hash__  # may be a dict key, as a tensor may
-
-
-class _StorageClaims(pickle.Unpickler):
-    """Reads data.pkl, calling no global, and collects each storage's (type, key, count)."""
-
-    def find_class(self, module, name):
-        return name if name.endswith("Storage") else _Inert
-
-    def persistent_load(self, saved_id):  # ("storage", type, key, location, count)
-        self.claims.append((saved_id[1], saved_id[2], saved_id[4]))
-        return _Inert()
+def load(path, fmt):
+    """The contents on the CPU, read by the reader the inspection checked."""
+    if fmt == "safetensors":  # by its contents, whatever its name
+        return load_safetensors(path)
+    if str(path).endswith(".safetensors"):  # torch.load hands it to safetensors
+        raise DamagedCheckpoint(f"is a {fmt} torch.save file named .safetensors")
+    if fmt not in ("zip", "legacy"):
+        raise DamagedCheckpoint(f"is a {fmt} file, not torch.save's format")
+    with warnings.catch_warnings():  # TypedStorage, sparse CSR, ...
+        warnings.simplefilter("ignore")
+        return torch.load(
+            path, map_location="cpu", weights_only=True, mmap=fmt == "zip"
+        )
 
 
-def check_storage_sizes(pickled, prefix, sizes):
-    """Refuse a data.pkl that claims a storage size its record does not hold (torch 2.6 reads past it)."""
-    reader = _StorageClaims(io.BytesIO(pickled))
-    reader.claims = []
-    try:
-        reader.load()
-    except Exception as err:  # noqa: BLE001 - whatever a damaged pickle provokes
-        raise DamagedCheckpoint(f"has a damaged data.pkl: {err}") from None
-    for kind, key, count in reader.claims:
-        if kind == "UntypedStorage":
-            itemsize = 1
-        else:  # torch's own table, the one torch.load uses
-            itemsize = torch.storage._get_dtype_from_pickle_storage_type(kind).itemsize
-        size = sizes.get(f"{prefix}/data/{key}")
-        if size is None:
-            raise DamagedCheckpoint(f"has no record for storage {str(key)[:20]}")
-        if count * itemsize != size:
-            raise DamagedCheckpoint(
-                f"claims {count:,} elements for storage {str(key)[:20]}, whose record holds {size} bytes"
-            )
-
-
-def check_contents(state, file_size):
-    """Refuse anything but a str-keyed dict holding tensors; check every tensor, keys too, once."""
+def check_contents(state, file_size, view_limit=VIEW_LIMIT):
+    """Refuse anything but a str-keyed dict holding tensors; walk keys too, once."""
     if not isinstance(state, Mapping) or not all(isinstance(k, str) for k in state):
         raise DamagedCheckpoint(f"holds a {type(state).__name__}, not a str-keyed dict")
-    pending, seen, scanned, tensors = [state], set(), set(), 0
+    pending, seen, views, read = [state], set(), set(), 0
     while pending:
         value = pending.pop()
         if id(value) not in seen:
@@ -296,29 +252,37 @@ def check_contents(state, file_size):
             elif isinstance(value, (list, tuple, set, frozenset)):
                 pending += value
             elif isinstance(value, torch.Tensor):
-                check_tensor(value, file_size, scanned)
-                tensors += 1
-    if not tensors:
+                read += check_tensor(value, file_size, views)
+                if read > view_limit * file_size:
+                    raise DamagedCheckpoint(
+                        f"has views over view_limit={view_limit} times its size"
+                    )
+    if not views:
         raise DamagedCheckpoint("holds no tensor")
 
 
-def check_tensor(t, file_size, scanned):
-    """Refuse a meta, sparse or oversized tensor, or NaN in its storage (each scanned once)."""
+def check_tensor(t, file_size, views):
+    """Refuse a meta, sparse or oversized tensor, or NaN where it looks; bytes read."""
     if t.is_meta:
         raise DamagedCheckpoint("has a tensor on the meta device: it holds no values")
     if t.layout != torch.strided:
-        raise DamagedCheckpoint(
-            f"has a {t.layout} tensor: only strided ones are checked"
-        )
+        raise DamagedCheckpoint(f"has a {t.layout} tensor: only strided ones are read")
     if t.numel() * t.element_size() > file_size:
         raise DamagedCheckpoint(
             f"has a view of {t.numel():,} elements, more than the file holds"
         )
-    storage = t.untyped_storage()
-    if (t.is_floating_point() or t.is_complex()) and (
-        storage.data_ptr(),
-        t.dtype,
-    ) not in scanned:
-        scanned.add((storage.data_ptr(), t.dtype))
-        if torch.empty(0, dtype=t.dtype).set_(storage).isnan().any():
-            raise DamagedCheckpoint("holds NaN: the run had diverged")
+    view = (t.untyped_storage().data_ptr(), t.dtype, t.storage_offset(), t.shape)
+    if (*view, t.stride()) in views:
+        return 0  # the same elements, checked already
+    views.add((*view, t.stride()))
+    if holds_nan(t):
+        raise DamagedCheckpoint("holds NaN where a tensor looks: diverged, or damaged")
+    return t.numel() * t.element_size()
+
+
+def holds_nan(t, chunk=2**22):
+    """Whether an element `t` views is NaN, checked `chunk` elements at a time."""
+    if not (t.is_floating_point() or t.is_complex()):
+        return False
+    flat = t.reshape(-1)  # a copy only for a view with gaps: at most the file's size
+    return any(flat[i : i + chunk].isnan().any() for i in range(0, flat.numel(), chunk))

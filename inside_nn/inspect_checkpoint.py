@@ -35,6 +35,7 @@ import os
 import pickle
 import pickletools
 import re
+import stat
 import struct
 import time
 import warnings
@@ -60,6 +61,10 @@ DIRECTORY_LIMIT = (
     16 * 2**20
 )  # a zip central directory larger than this is not read (a torch.save one: kilobytes)
 ENTRY_LIMIT = 200_000  # nor one with more entries than this
+# Deflated records are inflated (for their CRCs and values) up to INFLATE_RATIO times the file's size, or
+# INFLATE_FLOOR bytes if more, in all: a zip bomb costs time linear in its size.
+INFLATE_RATIO = 16
+INFLATE_FLOOR = 256 * 2**20
 SMALL_RECORD = 4096  # version, byteorder, .format_version: anything larger is not read
 SHOWN = 6  # keys named in one finding before "..."
 
@@ -217,13 +222,25 @@ class CheckpointReport(Report):
 # Reading bytes: every read is bounded and positional.
 
 
+class NotRegular(OSError):
+    """A path that is not a regular file: reading it could block or never end."""
+
+
 class _File:
     """A file read with pread: no position to share, nothing cached beyond the chunk asked for."""
 
     def __init__(self, path: str):
         self.path = path
-        self.fd = os.open(path, os.O_RDONLY)
-        self.size = os.fstat(self.fd).st_size
+        # O_NONBLOCK: opening a FIFO does not wait for a writer; it is then refused as not a regular file.
+        self.fd = os.open(
+            path,
+            os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0),
+        )
+        info = os.fstat(self.fd)
+        if not stat.S_ISREG(info.st_mode):
+            os.close(self.fd)
+            raise NotRegular("not a regular file (a FIFO, a socket or a device)")
+        self.size = info.st_size
         self.buffer = bytearray(
             min(CHUNK, max(self.size, 1))
         )  # a chunk never exceeds what the file holds
@@ -231,6 +248,12 @@ class _File:
 
     def close(self):
         os.close(self.fd)
+
+    def reopen(self):
+        """A file object on the same open file (not the path again, which may since name another), at byte 0."""
+        opened = open(os.dup(self.fd), "rb")  # noqa: SIM115 (the caller closes it)
+        opened.seek(0)
+        return opened
 
     def read(self, offset: int, n: int) -> bytes:
         """Up to n bytes at offset (fewer at the end of the file); n is capped by the caller."""
@@ -1392,7 +1415,22 @@ class _Scanner:
         if not self.allowed((end - first) * t.itemsize):
             self.unscanned.append((t.key, (end - first) * t.itemsize))
             return
-        order = sorted(range(len(t.shape)), key=lambda d: -abs(t.stride[d]))
+        # A dimension of stride 0 (an expanded view) repeats the same elements: read them once, count them
+        # as often as the view repeats them.
+        repeats = math.prod(n for n, s in zip(t.shape, t.stride, strict=True) if s == 0)
+        dims = [d for d in range(len(t.shape)) if t.stride[d] != 0 and t.shape[d] != 1]
+        if not dims:  # every element is the one at the offset
+            raw = bytearray(self.f.read(offset + first * t.itemsize, t.itemsize))
+            self.f.scanned += len(raw)
+            if len(raw) == t.itemsize:
+                nan, inf = _count_non_finite(torch.frombuffer(raw, dtype=t.dtype))
+                t.nan, t.inf, t.scanned = (
+                    t.nan + nan * repeats,
+                    t.inf + inf * repeats,
+                    True,
+                )
+            return
+        order = sorted(dims, key=lambda d: -abs(t.stride[d]))
         outer = order[0]
         inner_shape = [t.shape[d] for d in order[1:]]
         inner_stride = [t.stride[d] for d in order[1:]]
@@ -1420,8 +1458,8 @@ class _Scanner:
                 [rows, *inner_shape], [t.stride[outer], *inner_stride]
             )
             nan, inf = _count_non_finite(view.reshape(-1))
-            t.nan += nan
-            t.inf += inf
+            t.nan += nan * repeats
+            t.inf += inf * repeats
         t.scanned = True
 
 
@@ -1596,8 +1634,12 @@ class _Inspection:
         except IsADirectoryError:
             self.not_a_checkpoint(self._directory())
             return
+        except NotRegular as error:
+            self.not_a_checkpoint(str(error))
+            return
         except OSError as error:
-            self.not_a_checkpoint(f"the file cannot be opened ({one_line(error, 200)})")
+            why = error.strerror or one_line(error, 200)  # no path: the caller knows it
+            self.not_a_checkpoint(f"the file cannot be opened ({why})")
             return
         try:
             self.scanner = _Scanner(self.f, self.scan_bytes)
@@ -1681,7 +1723,7 @@ class _Inspection:
                 "a torch.save zip archive named .safetensors: torch.load hands every path ending in .safetensors to "
                 "safetensors.torch.load_file, which refuses it (SafetensorError: header too large); rename it .pt (or load it from an open file object)",
             )
-        with open(self.path, "rb") as opened:
+        with self.f.reopen() as opened:
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -1712,12 +1754,22 @@ class _Inspection:
         for e in layout.entries:
             by_name[e.name].append(e)
         info = {}
+
+        def locate(name):
+            """(size, data offset) as torch's reader resolves them. torch 2.6's reader has no
+            get_record_size, and its get_record_offset allocates a compressed record's declared size:
+            there the directory entry gives both (the layout findings say where ours and miniz's differ)."""
+            if hasattr(reader, "get_record_size"):
+                return reader.get_record_size(name), reader.get_record_offset(name)
+            entry = by_name[f"{archive}/{name}"][-1]
+            return (
+                entry.usize,
+                entry.data if entry.method else reader.get_record_offset(name),
+            )
+
         for name in records:
             try:
-                info[name] = (
-                    reader.get_record_size(name),
-                    reader.get_record_offset(name),
-                )
+                info[name] = locate(name)
             except Exception as error:  # noqa: BLE001
                 self.add(
                     "error",
@@ -1980,7 +2032,7 @@ class _Inspection:
     def _crc_pass(self, layout: _Layout, archive: str, views_by_record: dict) -> None:
         """CRC-32 of every record (and NaN/inf counts of the tensors that view each), within the byte budget."""
         zero = [e for e in layout.entries if e.crc == 0 and e.usize > 0]
-        bad = []
+        bad, inflated = [], 0
         for e in layout.entries:
             short = (
                 e.name.partition("/")[2] if e.name.startswith(archive + "/") else e.name
@@ -2000,6 +2052,12 @@ class _Inspection:
                 or e.method not in (0, 8)
             ):
                 continue
+            if (
+                e.method == 8
+            ):  # a compressed record is an error already; inflate it within a budget
+                inflated += e.usize
+                if inflated > max(INFLATE_RATIO * self.f.size, INFLATE_FLOOR):
+                    continue
             check = e.crc != 0 or e.usize == 0
             if e.method == 0:
                 result = self.scanner.storage(short, e.data, e.csize, views, crc=check)
@@ -2412,11 +2470,12 @@ class _Inspection:
     def _torch_load_meta(self) -> None:
         """torch.load with weights_only=True and every storage on meta: what the reader that loads says. Where the
         meta path itself fails (it computes storage offsets its own way), torch.load(mmap=True) confirms instead:
-        it maps the file and reads no tensor data either."""
-        if self.refused:
+        it maps the file and reads no tensor data either. Not for a compressed record: torch 2.6 inflates it
+        even for meta, and mmap=True would map the compressed bytes."""
+        if self.refused or any(f.kind == "compressed record" for f in self.findings):
             return
         try:
-            with warnings.catch_warnings(), open(self.path, "rb") as opened:
+            with warnings.catch_warnings(), self.f.reopen() as opened:
                 warnings.simplefilter("ignore")
                 torch.load(opened, weights_only=True, map_location="meta")
             return

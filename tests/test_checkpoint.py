@@ -19,7 +19,9 @@ import pickle
 import signal
 import stat
 import struct
+import time
 import types
+import zipfile
 
 import pytest
 import torch
@@ -27,7 +29,6 @@ from conftest import NOTEBOOK_DIR, load_notebook
 
 from inside_nn import _demo_files, checkpoint
 from inside_nn.checkpoint import (
-    DamagedCheckpoint,
     judge,
     load_newest_valid,
     printable,
@@ -61,7 +62,7 @@ def test_save_atomically_survives_a_kill_in_the_middle_of_the_write(tmp_path):
     stop = _demo_files.STOP_AFTER
     assert leftover.stat().st_size == stop == (tmp_path / "in_place.pt").stat().st_size
     _, reason = judge(leftover)
-    assert reason.startswith("is a damaged zip archive"), reason
+    assert reason.startswith("truncated"), reason
 
 
 def test_the_writes_that_stop_pause_after_stop_after_bytes(tmp_path, monkeypatch):
@@ -131,7 +132,7 @@ def test_every_file_of_the_table_gets_its_verdict_and_none_changes(tmp_path):
     torch.save({"model": {"w": torch.ones(3)}, "step": 12}, tmp_path / "run.pt")
     cases, marker = tmp_path / "cases", tmp_path / "marker.txt"
     verdicts = _demo_files.make_case_files(cases, tmp_path / "run.pt", marker)
-    assert len(verdicts) == 41
+    assert len(verdicts) == 46
     assert set(_demo_files.NEWEST_FIRST) <= set(verdicts)
     before = _demo_files.snapshot(cases)
     for name, expected in verdicts.items():
@@ -154,46 +155,94 @@ def test_load_newest_valid_skips_what_it_refuses_and_escapes_names(tmp_path, cap
     name, state = load_newest_valid([tmp_path / n for n in names])
     assert name == "old.pt" and torch.equal(state["w"], torch.ones(2))
     assert capsys.readouterr().out.splitlines() == [
-        r"skipping new.pt\nloaded old.pt: is not a checkpoint: it starts b'\x1b[2Kforged'",
-        "skipping diverged.pt: holds NaN: the run had diverged",
+        (
+            r"skipping new.pt\nloaded old.pt: not a checkpoint: a text file, 10 bytes, "
+            r"starting '\x1b[2Kforged': not a checkpoint"
+        ),
+        (
+            "skipping diverged.pt: w (float32 1) holds 1 NaN of its 1 values: every output "
+            "it touches is non-finite (a diverged run saved, or damaged bytes)"
+        ),
         "loaded old.pt",
     ]
     with pytest.raises(FileNotFoundError, match="no usable checkpoint"):
         load_newest_valid([tmp_path / "diverged.pt", tmp_path / "missing.pt"])
 
 
-def test_a_legacy_file_over_the_pickle_limit_is_refused(tmp_path):
-    big = saved(
-        {"w": torch.ones(2**20 + 1)}, _use_new_zipfile_serialization=False
-    )  # 4 MiB and a bit
-    assert len(big) > checkpoint.PICKLE_LIMIT
-    (tmp_path / "big.pt").write_bytes(big)
-    assert judge(tmp_path / "big.pt") == (None, "is a legacy file over 4,194,304 bytes")
-
-
-def test_records_larger_than_the_file_are_refused_before_reading_them(tmp_path):
+def test_records_larger_than_the_file_are_refused(tmp_path):
     data = bytearray(saved({"w": torch.ones(4)}))
-    # The storage's central directory entry claims 2 GiB: the zip's directory alone gives it away.
+    # The storage's central directory entry claims 2 GiB.
     entry = data.index(b"PK\x01\x02")
     while not data[entry + 46 :].startswith(b"archive/data/0"):
         entry = data.index(b"PK\x01\x02", entry + 4)
     data[entry + 24 : entry + 28] = struct.pack("<I", 2**31 - 1)
     (tmp_path / "claims.pt").write_bytes(bytes(data))
-    assert judge(tmp_path / "claims.pt") == (None, "has records larger than the file")
+    state, reason = judge(tmp_path / "claims.pt")
+    assert state is None and reason
 
 
-def test_a_file_that_changes_size_while_read_is_refused(tmp_path, monkeypatch):
+def test_the_limits_are_parameters_listed_among_the_refusals(tmp_path):
+    big = saved({"w": torch.ones(5 * 2**18)}, _use_new_zipfile_serialization=False)
+    (tmp_path / "big.pt").write_bytes(big)  # a 5 MiB legacy file: loads
+    assert judge(tmp_path / "big.pt")[1] is None
+    history = saved({"w": torch.ones(2), "losses": [0.5] * 10_000})  # 90 kB of pickle
+    (tmp_path / "history.pt").write_bytes(history)
+    assert judge(tmp_path / "history.pt")[1] is None
+    state, reason = judge(tmp_path / "history.pt", pickle_limit=2**16)
+    assert state is None and "pickle_limit=65,536" in reason
+    views = saved({"v": [torch.arange(64.0)[i:] for i in range(64)]})
+    (tmp_path / "views.pt").write_bytes(views)  # 64 distinct views of one storage
+    assert judge(tmp_path / "views.pt")[1] is None
+    assert "view_limit" in judge(tmp_path / "views.pt", view_limit=0.1)[1]
+
+
+def test_crcs_on_off_and_zeroed(tmp_path):
+    torch.serialization.set_crc32_options(False)
+    try:
+        (tmp_path / "off.pt").write_bytes(saved({"w": torch.arange(6.0)}))
+    finally:
+        torch.serialization.set_crc32_options(True)
+    state, reason = judge(tmp_path / "off.pt")
+    assert reason is None and torch.equal(state["w"], torch.arange(6.0))
+    zeroed = _demo_files._zero_crc(saved({"w": torch.arange(6.0)}), "data/0")
+    (tmp_path / "zeroed.pt").write_bytes(zeroed)
+    assert "CRC 0 among records with a CRC-32" in judge(tmp_path / "zeroed.pt")[1]
+
+
+def test_two_archives_in_one_file_are_refused(tmp_path):
+    good = saved({"w": torch.arange(6.0)})
+    bad = saved({"w": torch.full((6,), float("nan"))})
+    path = tmp_path / "two.pt"
+    path.write_bytes(_demo_files._two_archives(bad, good))
+    with zipfile.ZipFile(path) as archive:  # zipfile sees the intact archive
+        assert archive.testzip() is None
+    assert torch.load(path, weights_only=True)["w"].isnan().all()  # torch the other
+    assert "does not count" in judge(path)[1]
+
+
+def test_a_sparse_gigabyte_is_refused_without_reading_it(tmp_path):
+    path = tmp_path / "hole.pt"
+    with open(path, "wb") as f:
+        f.truncate(2**30)
+    start = time.process_time()
+    assert "only zero bytes" in judge(path)[1]
+    assert time.process_time() - start < 2
+    path.unlink()
+
+
+def test_a_file_that_changes_while_judged_is_refused(tmp_path, monkeypatch):
     path = tmp_path / "growing.pt"
     path.write_bytes(saved({"w": torch.ones(2)}))
-    real_fstat = os.fstat
+    real_load = checkpoint.load
 
-    def fstat_before_it_grew(fd):
-        info = real_fstat(fd)
-        return os.stat_result((*info[:6], info.st_size - 1, *info[7:10]))
+    def load_then_append(p, fmt):
+        state = real_load(p, fmt)
+        with open(p, "ab") as f:
+            f.write(b"more")
+        return state
 
-    monkeypatch.setattr(checkpoint.os, "fstat", fstat_before_it_grew)
-    with pytest.raises(DamagedCheckpoint, match="changed size while it was read"):
-        checkpoint.read_once(path)
+    monkeypatch.setattr(checkpoint, "load", load_then_append)
+    assert judge(path) == (None, "changed while it was read")
 
 
 def test_printable_escapes_what_could_forge_a_line():
@@ -255,10 +304,8 @@ def _package_definitions() -> dict[str, ast.AST]:
 SHOWN_ON_THE_PAGE = [
     "fsync_directory",
     "save_atomically",
-    "PICKLE_LIMIT",
-    "check_zip",
-    "LEGACY_MAGIC",
-    "parse",
+    "check_report",
+    "load",
     "check_tensor",
     "check_contents",
     "judge",
