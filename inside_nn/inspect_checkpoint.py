@@ -1251,7 +1251,8 @@ def _walk_local_headers(f: _File, budget: int) -> tuple[list, int]:
         at = data
         while True:
             block = f.read(at, CHUNK + 64)
-            searched += len(block)
+            # Count what the search consumes (up to the descriptor it finds), not the whole block read:
+            # a block can reach the end of a small file, which would count it once per entry.
             if not block or searched > budget:
                 return found, pos
             hit = -1
@@ -1274,10 +1275,12 @@ def _walk_local_headers(f: _File, budget: int) -> tuple[list, int]:
                     break
                 i = block.find(_DESCRIPTOR, i + 1)
             if hit > 0:
+                searched += i + hit
                 size = at + i - data
                 found.append((name, data, size))
                 pos = at + i + hit
                 break
+            searched += min(len(block), CHUNK)
             if len(block) < CHUNK + 64:
                 return found, pos
             at += CHUNK
@@ -1903,10 +1906,11 @@ class _Inspection:
                 "error",
                 "truncated",
                 "",
-                f"truncated: a zip archive ({_mib(self.f.size)}) without the central directory and end record a zip "
-                f"ends with ({message}). {len(found)} complete record(s) at its start "
-                f"({_names(names)}), the next one cut at byte {stop}{described}. A partial download or a save "
-                "killed before it finished: download or save it again",
+                f"truncated: a zip archive of {_mib(self.f.size)} that stops before its end: the central "
+                f"directory and end record that close every zip are missing. {len(found)} complete "
+                f"record(s) at its start ({_names(names)}), the next one cut at byte {stop}{described}. A "
+                "partial download or a save killed before it finished: download or save it again. "
+                f"(torch.load fails with {message})",
             )
             return
         prefix = self._layout_findings(layout, "", None, None)
@@ -3243,11 +3247,12 @@ class _Inspection:
                 "warning",
                 "safetensors tie",
                 tie_missing[0],
-                f"the file lacks {len(dropped)} name(s) the model ties to a name it has: {_names(dropped, 4)}. "
-                "safetensors cannot store a tie, and safetensors.torch.save_model keeps one name of each; "
-                "safetensors.torch.load_model(model, path) loads the file and keeps the ties. "
+                f"the file lacks {_count(len(dropped), 'name')} that the model ties to a name it has: "
+                f"{_names(dropped, 4)}. safetensors cannot store a tie, and safetensors.torch.save_model keeps "
+                "one name of each; safetensors.torch.load_model(model, path) loads the file and keeps the ties. "
                 f"load_state_dict(sd) raises Missing key(s) {_names(tie_missing, 3)}; load_state_dict(sd, "
-                "strict=False) fills them through the names they are tied to, which is all a tie needs",
+                "strict=False) fills them through the names they are tied to, but it would also skip any other "
+                "missing key without a word: check its missing_keys, or use load_model",
             )
         if splits:
             # A note, not a warning: the default load keeps the tie; only assign=True (meta-built models)

@@ -117,3 +117,16 @@ def test_a_named_pipe_or_a_device_is_reported_not_waited_on(files, capsys):
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_closed_pipe_is_no_traceback(files):
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "inside_nn.cli", "checkpoint", "ddp.pt"]
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    run.stdout.close()  # what `| head -0` does: the reader is gone before the report is written
+    err = run.stderr.read().decode()
+    run.stderr.close()
+    assert run.wait(timeout=120) == 1
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
