@@ -133,6 +133,10 @@ def _finding(severity: str, kind: str, path: str, message: str) -> Finding:
     return Finding(severity, kind, path, message, BOOK + SECTIONS[kind])
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _mib(nbytes: int) -> str:
     if nbytes >= 2**30:
         return f"{nbytes / 2**30:.2f} GiB"
