@@ -1914,7 +1914,7 @@ class _Inspection:
                 f"directory and end record that close every zip are missing. {len(found)} complete "
                 f"record(s) at its start ({_names(names)}), the next one cut at byte {stop}{described}. A "
                 "partial download or a save killed before it finished: download or save it again. "
-                f"(torch.load fails with {message})",
+                f"({message})",
             )
             return
         prefix = self._layout_findings(layout, "", None, None)
