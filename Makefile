@@ -77,7 +77,7 @@ live:
 lint: $(STAMP)
 	$(BIN)/ruff check inside_nn notebooks tests tools
 	$(BIN)/ruff format --check inside_nn notebooks tests tools
-	$(BIN)/codespell --ignore-words-list coo --skip "mathjax,thebe,vendor,*.png,*.bib" --ignore-regex '"image/png": "[^"]*"' README.md book inside_nn notebooks tests tools .github
+	$(BIN)/codespell --ignore-words-list coo,entrie --skip "mathjax,thebe,vendor,*.png,*.bib" --ignore-regex '"image/png": "[^"]*"' README.md book inside_nn notebooks tests tools .github
 
 workflows: $(STAMP)
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
