@@ -87,7 +87,7 @@ workflows: $(STAMP)
 checks: $(STAMP) browser
 	@rm -rf _build/coverage && mkdir -p _build/coverage
 	@$(TIMED) "structure tests" -- $(BIN)/coverage run -m pytest -q -W error tests --ignore=tests/test_site.py --ignore=tests/test_interactive.py --ignore=tests/test_record.py --ignore=tests/test_inspect_site.py --ignore=tests/test_package_site.py -p no:cacheprovider -n 2
-	@$(BIN)/coverage combine -q
+	@$(BIN)/python tools/coverage_clean.py _build/coverage && $(BIN)/coverage combine -q
 	@$(BIN)/coverage report > _build/coverage/report.txt; status=$$?; \
 	  echo "[coverage] inside_nn line coverage: $$($(BIN)/coverage report --format=total) %"; \
 	  test $$status = 0 || { cat _build/coverage/report.txt; exit 1; }
