@@ -802,34 +802,41 @@ NAMES = set(
     macOS Windows Linux Ampere GPU CPU MPS XPU HPU TF DDP FSDP EMA MLP LLM ViT Vision Transformer
     Swin BEiT DeiT ResNet RoPE LayerNorm ReLU tanh Xavier Kaiming Adam AdamW Adagrad SGD NaN CI API
     ID URL JSON TCP RAM ANSI MathML Claude Gemini ImageNet README Ctrl Shift Enter TF32
-    DistributedDataParallel Join dtype zip LLaMA BERT LoRA RMSNorm accelerate meta""",
+    DistributedDataParallel Join dtype zip LLaMA BERT LoRA RMSNorm accelerate meta XLA DARTS NFS FUSE
+    s3fs gcsfuse inode Opus""",
     )
 )
 NAME_PATTERN = re.compile(
     r"(?:b?float|u?int)\d+|GPT-[\w-]+|CRC(?:-\d+)?|SHA-\d+|ViT-\w+|d2l(?:-ko)?|"
     # model numbers of cards and APIs (A100, T4, FSDP2), advisories (CVE-2025-32434, GHSA-...)
-    r"[A-Z]+\d+\w*|(?:CVE|GHSA)-[\w-]+|"
+    r"[A-Z]+\d+\w*|(?:CVE|GHSA)-[\w-]+|Claude-\d+|"
     # PyTorch's own subsystems, named as they are (the glossary keeps autograd); the name leaky ReLU
     r"autograd|autocast|leaky|"
     # units, and a single letter (a variable of the text: k rows, k = 256)
     r"ms|µs|s|[KMG]i?B|[GT]FLOP|[A-Za-z]"
 )
+# A quotation keeps its source's words: chapter 7's appendix quotes the forum's answers as written
+# (“… ddp를 사용중인데 …”, “PyTorch의 Profiler를 …”), in the typographic quotes the Korean edition uses.
+QUOTED = re.compile(r"“[^”]*”")
+# A product's edition after its name (Gemini Pro) is part of the name.
+EDITIONS = re.compile(r"\bGemini Pro\b")
 # An English term in parentheses right after its Korean one, as the glossary asks for at first use:
 # 영속 버퍼(persistent buffer), 만드는 사람을 위한 안내(Builders' Guide).
 KOREAN_GLOSS = re.compile(r"([\uac00-\ud7a3*’”\"])\s*\([A-Za-z][^()]*\)")
-# Addresses and file names (https://..., inspect_module.py, .ipynb), issue numbers (owner/repo#1),
+# Addresses and file names (https://..., inspect_module.py, .ipynb), issue numbers (owner/repo#1, repo#1),
 # and code names where no code font can mark them (a link's text, the site's title): nn.Module,
 # state_dict, the titles of works (Dive into Deep Learning).
 NOT_WORDS = re.compile(
     r"\bDive into Deep Learning\b|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?|\w*_\w*|"
     r"https?://\S+|[\w./-]*\.(?:py|ipynb|md|pdf|zip|json|pt|html|js|svg|png)(?![A-Za-z0-9])"
-    r"|[\w.-]+/[\w.-]+#\d+"
+    r"|[\w.-]+(?:/[\w.-]+)?#\d+"
 )
 
 
 def english_words(text: str) -> dict[str, str]:
     """English words of a Korean text a reader did not ask for: every Latin-letter word that is not a
     name, a unit, a gloss or an address; each with the text around it."""
+    text = EDITIONS.sub(" ", QUOTED.sub(" ", text))
     text = NOT_WORDS.sub(" ", KOREAN_GLOSS.sub(r"\1 ", text))
     found = {}
     for m in re.finditer(r"(?<![A-Za-z0-9_.-])[A-Za-z][A-Za-z0-9_'’-]*", text):
@@ -859,6 +866,8 @@ def test_english_words_are_found_in_korean_text():
         == {}
     )
     assert set(english_words("라이브 코드: Live Code")) == {"Live", "Code"}
+    # a quotation keeps its source's words; the same word outside it is found
+    assert set(english_words("Gemini Pro: “ddp를 쓰는데 forward가” 그리고 forward")) == {"forward"}
 
 
 @pytest.mark.parametrize("path", grouped(KOREAN_PAGES))
