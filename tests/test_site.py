@@ -867,7 +867,9 @@ def test_english_words_are_found_in_korean_text():
     )
     assert set(english_words("라이브 코드: Live Code")) == {"Live", "Code"}
     # a quotation keeps its source's words; the same word outside it is found
-    assert set(english_words("Gemini Pro: “ddp를 쓰는데 forward가” 그리고 forward")) == {"forward"}
+    assert set(
+        english_words("Gemini Pro: “ddp를 쓰는데 forward가” 그리고 forward")
+    ) == {"forward"}
 
 
 @pytest.mark.parametrize("path", grouped(KOREAN_PAGES))

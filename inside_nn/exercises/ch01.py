@@ -19,7 +19,7 @@ from inside_nn.exercises.harness import (
     FLOATS,
     ModelState,
     Wrong,
-    _default_device,
+    _plain_default_device,
     call,
     checker,
 )
@@ -367,14 +367,6 @@ def _inputs(family):
     return tuple(
         x.to(family.dtype) if x.is_floating_point() else x for x in family.inputs()
     )
-
-
-def _plain_default_device():
-    """`harness.restore` sets the default device even where none was set, which routes every later torch
-    call through a Python DeviceContext; inside a check, drop that context when it is the CPU's (the
-    harness restores the caller's setting when the check ends)."""
-    if _default_device() == torch.device("cpu"):
-        torch.set_default_device(None)
 
 
 def _run(answer, *args, where):

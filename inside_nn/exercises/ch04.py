@@ -20,7 +20,7 @@ from inside_nn.exercises.harness import (
     FLOATS,
     ModelState,
     Wrong,
-    _default_device,
+    _plain_default_device,
     call,
     checker,
 )
@@ -70,14 +70,6 @@ def _seed(seed):
     """Seed the CPU generator (the harness restores the caller's after the check). torch.manual_seed would
     also queue a seed for every accelerator, at a few milliseconds a call."""
     torch.default_generator.manual_seed(seed)
-
-
-def _plain_default_device():
-    """`harness.restore` sets the default device even where none was set, which routes every later torch
-    call through a Python DeviceContext; inside a check, drop that context when it is the CPU's (the
-    harness restores the caller's setting when the check ends)."""
-    if _default_device() == torch.device("cpu"):
-        torch.set_default_device(None)
 
 
 def _run(answer, *args, what, allow=(), **kwargs):

@@ -20,7 +20,6 @@ import math
 import os
 import random
 import re
-import stat
 import struct
 import tempfile
 from collections.abc import Mapping
@@ -34,32 +33,8 @@ from inside_nn.exercises.harness import Wrong, attempt, checker
 device = pick_device()
 
 
-def fsync_directory(directory):
-    if os.name == "posix":  # Windows cannot open a directory this way
-        directory_fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(directory_fd)
-        finally:
-            os.close(directory_fd)
-
-
-def save_atomically(obj, path):
-    path = Path(os.path.realpath(path))  # through a symlink, as torch.save writes
-    temporary = path.with_name(f".{path.name}.{os.urandom(8).hex()}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    fd = os.open(temporary, flags, 0o666)
-    try:
-        with open(fd, "wb") as f:
-            if path.exists():
-                os.chmod(temporary, stat.S_IMODE(path.stat().st_mode))
-            torch.save(obj, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
-    fsync_directory(path.parent)
+# 5.1's own tools, by the names the page gives them (a reader's answer calls them).
+from inside_nn.checkpoint import fsync_directory, save_atomically  # noqa: F401
 
 
 def _listing(directory):

@@ -78,6 +78,14 @@ def _default_device() -> torch.device:
         return torch.device("cpu")
 
 
+def _plain_default_device() -> None:
+    """Drop a default-device context that only names the CPU: it routes every later torch call through
+    a Python DeviceContext (slow) and means no default device. A check may call it between answers; the
+    harness restores the caller's own setting when the check ends."""
+    if _default_device() == torch.device("cpu"):
+        torch.set_default_device(None)
+
+
 def capture() -> dict:
     """The process-wide state an answer must leave alone, as plain values."""
     return {
