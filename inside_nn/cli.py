@@ -26,27 +26,39 @@ import sys
 from inside_nn import __version__
 
 
-def _inspect(args: argparse.Namespace) -> int:
-    from inside_nn.inspect_module import inspect_module, load_model, one_line
+class _Stop(Exception):
+    """The command cannot go on: `main` prints "inside-nn <command>: <message>" on stderr, exits 1."""
+
+
+def _build_model(target: str):
+    """The model FUNCTION in FILE returns, or _Stop with the builder's error in one line."""
+    from inside_nn.inspect_module import load_model, one_line
 
     try:
-        model = load_model(args.target)
+        return load_model(target)
     except (Exception, SystemExit) as error:  # noqa: BLE001 (one clear line, not a traceback)
-        print(
-            f"inside-nn inspect: cannot build the model from {args.target}: {one_line(error)}",
-            file=sys.stderr,
-        )
-        return 1
+        raise _Stop(
+            f"cannot build the model from {target}: {one_line(error)}"
+        ) from None
+
+
+def _print_report(report) -> int:
+    """Print the report; the exit status by its severities (1 when any finding is an error)."""
+    print(report)
+    return 1 if any(f.severity == "error" for f in report.findings) else 0
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    from inside_nn.inspect_module import inspect_module, one_line
+
+    model = _build_model(args.target)
     try:
         report = inspect_module(model)
     except Exception as error:  # noqa: BLE001 (one clear line, not a traceback)
-        print(
-            f"inside-nn inspect: cannot inspect the model from {args.target}: {one_line(error)}",
-            file=sys.stderr,
-        )
-        return 1
-    print(report)
-    return 1 if any(f.severity == "error" for f in report.findings) else 0
+        raise _Stop(
+            f"cannot inspect the model from {args.target}: {one_line(error)}"
+        ) from None
+    return _print_report(report)
 
 
 def add_inspect(commands) -> None:
@@ -67,37 +79,24 @@ def _checkpoint(args: argparse.Namespace) -> int:
     import os
 
     from inside_nn.inspect_checkpoint import _special_file, inspect_checkpoint
-    from inside_nn.inspect_module import load_model, one_line
+    from inside_nn.inspect_module import one_line
 
-    name = "inside-nn checkpoint"
     try:
         # A named pipe would block in open(): the report says what it is.
         if _special_file(args.path) is None:
-            with open(
-                args.path, "rb"
-            ):  # a missing, unreadable or directory path: one line, not a report
+            # a missing, unreadable or directory path: one line, not a report
+            with open(args.path, "rb"):
                 pass
     except OSError as error:
-        reason = error.strerror or one_line(error)
-        print(f"{name}: cannot read {args.path}: {reason}", file=sys.stderr)
-        return 1
-    model = None
-    if args.model is not None:
-        try:
-            model = load_model(args.model)
-        except (Exception, SystemExit) as error:  # noqa: BLE001 (one clear line, not a traceback)
-            print(
-                f"{name}: cannot build the model from {args.model}: {one_line(error)}",
-                file=sys.stderr,
-            )
-            return 1
+        raise _Stop(
+            f"cannot read {args.path}: {error.strerror or one_line(error)}"
+        ) from None
+    model = None if args.model is None else _build_model(args.model)
     try:
         report = inspect_checkpoint(os.fspath(args.path), model)
     except Exception as error:  # noqa: BLE001 (one clear line, not a traceback)
-        print(f"{name}: cannot inspect {args.path}: {one_line(error)}", file=sys.stderr)
-        return 1
-    print(report)
-    return 1 if any(f.severity == "error" for f in report.findings) else 0
+        raise _Stop(f"cannot inspect {args.path}: {one_line(error)}") from None
+    return _print_report(report)
 
 
 def add_checkpoint(commands) -> None:
@@ -140,6 +139,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         status = args.run(args)
         sys.stdout.flush()
+    except _Stop as stop:
+        print(f"inside-nn {args.command}: {stop}", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         # The reader piped the report into `head` (or similar), which closed the pipe: no traceback.
         # Point stdout at devnull so that the interpreter's final flush does not raise again.

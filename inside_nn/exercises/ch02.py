@@ -25,6 +25,7 @@ from inside_nn.exercises.harness import (
     _plain_default_device,
     attempt,
     checker,
+    seed_verdict,
 )
 
 
@@ -319,12 +320,7 @@ def _follows_the_global_seed(answer):
             raise Wrong(f"✗ on nn.Linear(32, 32): {line.removeprefix('✗ ')}")
         return layer.weight.detach().clone()
 
-    first, again, other = draw(1), draw(1), draw(2)
-    if not torch.equal(first, again):
-        return "✗ the same torch.manual_seed gave different weights: draw from the global generator (or a generator made from a fixed seed is reused across calls), so that a seeded run is reproducible"
-    if torch.equal(first, other):
-        return "✗ two different torch.manual_seed values gave the same weights: draw from the global generator, not one seeded inside init_weights"
-    return None
+    return seed_verdict(draw, "init_weights")
 
 
 @checker

@@ -26,6 +26,7 @@ from inside_nn.exercises.harness import (
     _plain_default_device,
     attempt,
     checker,
+    seed_verdict,
 )
 from inside_nn.recipes import meta_leftovers
 
@@ -471,12 +472,7 @@ def _follows_the_global_seed(init_small):
             raise Wrong(_stub_or_error(line, "nn.Linear(32, 32)"))
         return layer.weight.detach().clone()
 
-    first, again, other = draw(1), draw(1), draw(2)
-    if not torch.equal(first, again):
-        return "✗ the same torch.manual_seed gave different weights: draw from the global generator (not one made once and reused), so that a seeded run is reproducible."
-    if torch.equal(first, other):
-        return "✗ two different torch.manual_seed values gave the same weights: draw from the global generator, not one seeded inside init_small."
-    return None
+    return seed_verdict(draw, "init_small")
 
 
 @checker

@@ -86,6 +86,23 @@ def _plain_default_device() -> None:
         torch.set_default_device(None)
 
 
+def seed_verdict(draw: Callable[[int], torch.Tensor], name: str) -> str | None:
+    """None if `draw(seed)` (weights an answer drew after torch.manual_seed(seed)) follows the seed: the
+    same seed gives the same weights, another seed others; else the "✗ ..." line that says which."""
+    first, again, other = draw(1), draw(1), draw(2)
+    if not torch.equal(first, again):
+        return (
+            "✗ the same torch.manual_seed gave different weights: draw from the global generator (not "
+            "one made once and reused), so that a seeded run is reproducible"
+        )
+    if torch.equal(first, other):
+        return (
+            "✗ two different torch.manual_seed values gave the same weights: draw from the global "
+            f"generator, not one seeded inside {name}"
+        )
+    return None
+
+
 def capture() -> dict:
     """The process-wide state an answer must leave alone, as plain values."""
     return {
