@@ -86,7 +86,7 @@ workflows: $(STAMP)
 # The structure tests, which also test the package: its line coverage is printed, and under 90 % fails.
 checks: $(STAMP) browser
 	@rm -rf _build/coverage && mkdir -p _build/coverage
-	@$(TIMED) "structure tests" -- $(BIN)/coverage run -m pytest -q -W error tests --ignore=tests/test_site.py --ignore=tests/test_interactive.py --ignore=tests/test_record.py --ignore=tests/test_inspect_site.py --ignore=tests/test_package_site.py -p no:cacheprovider -n 2
+	@$(TIMED) "structure tests" -- $(BIN)/coverage run -m pytest -q -W error tests --ignore-glob='tests/test_site*.py' --ignore=tests/test_interactive.py --ignore=tests/test_record.py --ignore=tests/test_inspect_site.py --ignore=tests/test_package_site.py -p no:cacheprovider -n 2
 	@$(BIN)/python tools/coverage_clean.py _build/coverage && $(BIN)/coverage combine -q
 	@$(BIN)/coverage report > _build/coverage/report.txt; status=$$?; \
 	  echo "[coverage] inside_nn line coverage: $$($(BIN)/coverage report --format=total) %"; \
@@ -100,8 +100,8 @@ nbval: $(STAMP)
 browser: $(STAMP)
 	@$(BIN)/python tools/browser.py install
 
-# Every browser test, on 2 workers; each page's checks stay on the worker that loaded it (xdist_group).
-SITE_TESTS := tests/test_site.py $(wildcard tests/test_interactive.py)
+# Every browser test (tests/test_site*.py, tests/test_interactive.py), on 2 workers; each page's checks stay on the worker that loaded it (xdist_group).
+SITE_TESTS := $(sort $(wildcard tests/test_site*.py)) $(wildcard tests/test_interactive.py)
 site: book browser
 	@$(TIMED) "browser tests" --versus "strict nbval" -- $(BIN)/pytest -q -W error -p no:cacheprovider -n 2 --dist loadgroup $(SITE_TESTS)
 
