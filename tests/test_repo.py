@@ -6,7 +6,7 @@ import ast
 import re
 
 import yaml
-from conftest import ROOT, load_notebook, real_notebook_paths
+from conftest import ROOT, load_notebook, real_notebook_paths, toc_files
 
 TOP_LEVEL = {
     ".binder",
@@ -39,8 +39,8 @@ IGNORED = {
 
 
 def readme_commands() -> list[str]:
-    """Shell lines of the README's code blocks, in order."""
-    readme = (ROOT / "README.md").read_text()
+    """Shell lines of the code blocks of the README's maintainer part, in order."""
+    readme = (ROOT / "README.md").read_text().split("\n# For maintainers\n", 1)[1]
     blocks = re.findall(r"```(?:bash|sh|console)\n(.*?)```", readme, flags=re.DOTALL)
     return [
         line.strip() for block in blocks for line in block.splitlines() if line.strip()
@@ -49,6 +49,40 @@ def readme_commands() -> list[str]:
 
 def test_readme_starts_with_the_two_commands():
     assert readme_commands()[:2] == ["make book", "make test"]
+
+
+SITE = "https://inside-nn-module.github.io/inside-nn-module"
+
+
+def readme_first_screen() -> str:
+    """The README's reader part: everything above its maintainer part, which it must precede."""
+    readme = (ROOT / "README.md").read_text()
+    assert "\n# For maintainers\n" in readme, (
+        "the README's maintainer part has no heading"
+    )
+    return readme.split("\n# For maintainers\n", 1)[0]
+
+
+def test_readme_opens_for_readers_with_the_site_and_every_chapter():
+    first = readme_first_screen()
+    assert len(first.splitlines()) <= 45, "the reader part fits a first screen or two"
+    assert f"{SITE}/" in first and f"{SITE}/ko/" in first
+    for page in toc_files():
+        if page.startswith("notebooks/"):
+            assert f"]({SITE}/{page}.html)" in first, f"no link to {page} on the site"
+            assert re.search(
+                rf"\]\(https://colab\.research\.google\.com/github/\S+/{page}\.ipynb\)",
+                first,
+            ), f"no Colab link for {page}"
+    for way in ("On the site", "In Colab", "Locally"):
+        assert f"**{way}**" in first
+
+
+def test_readme_names_the_wheel_the_site_publishes():
+    from inside_nn import __version__
+
+    wheels = re.findall(r"inside_nn-([\w.]+)-py3-none-any\.whl", readme_first_screen())
+    assert wheels and set(wheels) == {__version__}
 
 
 def test_ci_runs_make_test_and_nothing_the_readme_lacks():
