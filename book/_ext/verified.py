@@ -145,9 +145,11 @@ def _status_link(app, docname: str, text: str) -> nodes.Node:
 
 TEXT = {
     "en": {
-        "verified": "Verified",
+        "verified": "Checked",
         "and": "and",
-        "on": " on torch {parts} {when}.",
+        "on": " with torch {range} on the {devices}, {when}{outputs}.",
+        "range": "{first} to {last}",
+        "outputs": " (outputs as printed by {releases})",
         "same_day": "on {day}",
         "between": "between {first} and {last}",
         "none": "Not verified yet",
@@ -171,7 +173,9 @@ TEXT = {
     "ko": {
         "verified": "검증됨",
         "and": "및",
-        "on": ": torch {parts}, {when}.",
+        "on": ": torch {range}, {devices}, {when}{outputs}.",
+        "range": "{first}~{last}",
+        "outputs": " (출력은 {releases} 기준)",
         "same_day": "{day}",
         "between": "{first}부터 {last}까지",
         "none": "아직 검증되지 않음",
@@ -196,6 +200,40 @@ TEXT = {
 }
 
 
+def _summary(groups: dict, dates: list[str], text: dict) -> dict[str, str]:
+    """A reader's summary of the passing runs: the torch range, the devices, when, and which
+    releases printed the outputs shown (strict runs); the status page lists every run."""
+    releases = sorted({r for rs in groups.values() for r in rs}, key=_release_key)
+    minor = [".".join(r.split(".")[:2]) for r in releases]
+    rng = (
+        minor[0]
+        if minor[0] == minor[-1]
+        else text["range"].format(first=minor[0], last=minor[-1])
+    )
+    devices = list(dict.fromkeys(device for device, _ in groups))
+    strict = [
+        r
+        for (_, mode), rs in groups.items()
+        if mode == MODE_NAMES["strict"]
+        for r in rs
+    ]
+    first, last = min(dates), max(dates)
+    when = (
+        text["same_day"].format(day=last)
+        if first == last
+        else text["between"].format(first=first, last=last)
+    )
+    outputs = (
+        text["outputs"].format(releases=_and(strict, text["and"])) if strict else ""
+    )
+    return {
+        "range": rng,
+        "devices": _and(devices, text["and"]),
+        "when": when,
+        "outputs": outputs,
+    }
+
+
 def verified_box(
     stem: str, current_hash: str, records: list[dict], app=None, docname: str = ""
 ) -> nodes.container:
@@ -204,18 +242,8 @@ def verified_box(
     groups, failing, stale, dates = chapter_state(stem, current_hash, records, text)
     para = nodes.paragraph()
     if groups:
-        parts = [
-            f"{_and(releases, text['and'])} ({device}, {text.get('modes', {}).get(mode, mode)})"
-            for (device, mode), releases in groups.items()
-        ]
-        first, last = min(dates), max(dates)
-        when = (
-            text["same_day"].format(day=last)
-            if first == last
-            else text["between"].format(first=first, last=last)
-        )
         para += nodes.strong(text["verified"], text["verified"])
-        para += nodes.Text(text["on"].format(parts=", ".join(parts), when=when))
+        para += nodes.Text(text["on"].format(**_summary(groups, dates, text)))
     else:
         para += nodes.strong(text["none"], text["none"])
         para += nodes.Text(text["none_why"])
