@@ -50,8 +50,8 @@ WORDS = {
         "solution": "Solution to Exercise {number}",
         "solution_note": (
             "The reference solution follows, collapsed: try the exercise first. In JupyterLab,"
-            " click the bar left of a collapsed cell to show it; in Colab, double-click its"
-            " title. Its cells run as they are."
+            " click a collapsed cell's \u2022\u2022\u2022 to show it; in Colab, double-click"
+            " its title. Its cells run as they are."
         ),
         "details": "Solution (explanation)",
         "title": "#@title Solution to Exercise {number} (double-click to show the code)",
@@ -63,8 +63,8 @@ WORDS = {
         "figure": "그림",
         "solution": "연습 문제 {number} 풀이",
         "solution_note": (
-            "아래는 접어 둔 참고 풀이입니다. 먼저 연습 문제를 풀어 보세요. JupyterLab에서는 접힌 셀"
-            " 왼쪽의 막대를 누르면, Colab에서는 제목을 두 번 클릭하면 코드가 보입니다. 셀은 그대로"
+            "아래는 접어 둔 참고 풀이입니다. 먼저 연습 문제를 풀어 보세요. JupyterLab에서는 접힌 셀의"
+            " \u2022\u2022\u2022을 누르면, Colab에서는 제목을 두 번 클릭하면 코드가 보입니다. 셀은 그대로"
             " 실행됩니다."
         ),
         "details": "풀이 (설명)",
