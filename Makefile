@@ -62,11 +62,21 @@ serve:
 
 # The chapters in JupyterLab (pinned in requirements.txt) from .venv, on 127.0.0.1:8888 (PORT=... to
 # choose). A taken port is reported and the next free one used. LAB_ARGS=--no-browser, say, passes on.
+# It opens the reader notebooks (book/_ext/reader_notebooks.py: exercises as headings, solutions
+# collapsed), made in _build/reader from notebooks/ when these change; a reader's edits there stay
+# until then. LAB_DIR=notebooks opens the MyST sources instead (to edit the book).
+READER := _build/reader/.generated
+LAB_DIR ?= _build/reader/notebooks
+$(READER): $(NOTEBOOKS) $(wildcard notebooks/ko/*.ipynb) book/_ext/reader_notebooks.py _toc.yml _config.yml book/references.bib
+	$(BIN)/python book/_ext/reader_notebooks.py _build/reader
+	touch $@
+
 LAB_PORT = $(if $(filter file,$(origin PORT)),8888,$(PORT))
 ALLOW_ROOT = $(if $(filter 0,$(shell id -u)),--allow-root)
 lab:
 	@test -x $(BIN)/jupyter-lab || { echo "no JupyterLab in $(VENV): run 'make book' first" >&2; exit 1; }
-	$(BIN)/jupyter-lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) --ServerApp.root_dir=notebooks $(ALLOW_ROOT) $(LAB_ARGS)
+	@$(if $(filter _build/reader/notebooks,$(LAB_DIR)),$(MAKE) -s $(READER))
+	$(BIN)/jupyter-lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) --ServerApp.root_dir=$(LAB_DIR) $(ALLOW_ROOT) $(LAB_ARGS)
 
 # The built site with live code: the Live Code button runs the cells in a Jupyter server on 127.0.0.1
 # (see book/_ext/live_code.py); the site on PORT, or on a free port when PORT is taken.
@@ -107,7 +117,7 @@ site: book browser
 
 # The recorded runs in book/records/ match the notebooks, and every chapter page shows them.
 verified: book
-	@$(TIMED) "record tests" -- $(BIN)/pytest -q -W error tests/test_record.py tests/test_inspect_site.py tests/test_package_site.py -p no:cacheprovider
+	@$(TIMED) "record tests" -- $(BIN)/pytest -q -W error tests/test_record.py tests/test_inspect_site.py tests/test_package_site.py tests/test_reader_notebooks.py -p no:cacheprovider
 
 # Strict nbval on the pinned torch, recorded in book/records/ (NB=... records those notebooks only).
 record: $(STAMP)

@@ -301,6 +301,11 @@ def test_live_code_without_a_kernel_says_so(offline, published_site, case):
     page.click(".btn-launch-thebe")
     page.wait_for_selector(".live-code-status[data-state=failed]", timeout=START)
     said = page.locator(".live-code-status").inner_text()
+    # `make live` is shown as code, not as backticks, and "the README" is a link to its section.
+    assert "`" not in said, said
+    assert page.locator(".live-code-status code").first.inner_text() == "make live"
+    readme = page.locator(".live-code-status a").first.get_attribute("href")
+    assert readme.endswith("#reading-and-running-a-chapter"), readme
     if case == "dead-server":
         assert nothing_there in said and "make live" in said, said
         assert view.blocked == []

@@ -48,6 +48,12 @@ def test_every_first_cell_installs_this_version_from_the_site(path):
     source = setup_cell(path)
     assert f'BOOK_PACKAGE = "{wheel_name()}"' in source
     assert f'url = "{WHEEL_URL}" + BOOK_PACKAGE' in source
+    assert (
+        "--retries 0 --timeout 15" in source
+    )  # offline: one clear error, not pip's retries
+    comments = [line for line in source.splitlines() if line.lstrip().startswith("#")]
+    assert all(len(line) <= 88 for line in comments), comments
+    assert "make book" not in source  # a maintainer's command is no reader's business
 
 
 class FakeIPython:
@@ -60,12 +66,14 @@ class FakeIPython:
         self.magics.append((name, line))
 
 
-def run_install_cell(path, monkeypatch, *, version=None, missing=False) -> list:
+def run_install_cell(
+    path, monkeypatch, *, version=None, missing=False, cwd=None
+) -> list:
     """Run the first cell up to its package import, with a recording get_ipython; return the magics."""
     import IPython
 
     source = setup_cell(path)
-    head = source[: source.index("from inside_nn import pick_device")]
+    head = source  # the first code cell only installs the package
     ipython = FakeIPython()
     monkeypatch.setattr(IPython, "get_ipython", lambda: ipython)
     if version is not None:
@@ -77,7 +85,12 @@ def run_install_cell(path, monkeypatch, *, version=None, missing=False) -> list:
             "find_spec",
             lambda name, *a: None if name == "inside_nn" else real(name, *a),
         )
-    exec(compile(head, str(path), "exec"), {})  # noqa: S102
+    if cwd is not None:
+        monkeypatch.chdir(cwd)
+    try:
+        exec(compile(head, str(path), "exec"), {})  # noqa: S102
+    except ModuleNotFoundError as error:
+        ipython.magics.append(("raised", str(error)))
     return ipython.magics
 
 
@@ -97,7 +110,34 @@ def test_the_install_cell_installs_the_wheel_when_missing_or_other(
         missing=case == "missing",
         version="0.0.1" if case == "other version" else None,
     )
-    assert magics == [("pip", f"install --quiet --no-deps {WHEEL_URL}{wheel_name()}")]
+    pip = (
+        f"install --quiet --no-deps --retries 0 --timeout 15 {WHEEL_URL}{wheel_name()}"
+    )
+    assert magics[0] == ("pip", pip)
+    if (
+        case == "missing"
+    ):  # the install did not happen: one error that says where to get it
+        assert magics[1][0] == "raised"
+        assert WHEEL_URL in magics[1][1] and "wheels/ folder" in magics[1][1]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_the_install_cell_takes_the_offline_copys_wheel_first(
+    path, monkeypatch, tmp_path, depth
+):
+    """In the offline copy the notebook sits at notebooks/ (depth 1), notebooks/ko/ or
+    _sources/notebooks/ (2), _sources/notebooks/ko/ (3); the wheel at wheels/ of its root."""
+    wheel = tmp_path / "wheels" / wheel_name()
+    wheel.parent.mkdir()
+    wheel.write_bytes(b"")
+    folder = tmp_path.joinpath(*["sub"] * depth)
+    folder.mkdir(parents=True)
+    magics = run_install_cell(path, monkeypatch, missing=True, cwd=folder)
+    assert magics[0] == (
+        "pip",
+        f"install --quiet --no-deps --retries 0 --timeout 15 {wheel}",
+    )
 
 
 def test_the_wheel_is_reproducible_and_holds_the_package(tmp_path):

@@ -393,8 +393,10 @@ def expected_launch_urls(notebook_page: str) -> dict[str, str]:
     branch = repo["branch"]
     # The Korean edition lives under ko/ on the site; its notebooks under notebooks/ko/.
     notebook = notebook_page.removeprefix("ko/").removesuffix(".html") + ".ipynb"
+    # Colab opens the reader notebook, pushed by the publish workflow to its own branch.
+    reader = "reader-notebooks"
     return {
-        "colab": f"https://colab.research.google.com/github/{owner_name}/blob/{branch}/{notebook}",
+        "colab": f"https://colab.research.google.com/github/{owner_name}/blob/{reader}/{notebook}",
         "binder": f"https://mybinder.org/v2/gh/{owner_name}/{branch}?urlpath=tree/{notebook}",
     }
 

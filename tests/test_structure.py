@@ -200,7 +200,8 @@ def test_standalone_imports(path):
 
 @pytest.mark.parametrize("path", REAL, ids=ids(REAL))
 def test_has_device_helper_and_seed(path):
-    setup = "".join(code_cells(load_notebook(path))[0][1]["source"])
+    # code cell 0 installs the package; cell 1 sets up the chapter
+    setup = "".join(code_cells(load_notebook(path))[1][1]["source"])
     assert "torch.manual_seed(" in setup
     assert "from inside_nn import pick_device" in setup
     assert "device = pick_device()" in setup

@@ -75,6 +75,12 @@ def _replace_sphinx_thebe_scripts(app, pagename, templatename, context, doctree)
     context["script_files"] = kept
 
 
+def _readme_url(app) -> str:
+    options = app.config.html_theme_options or {}
+    repo = (options.get("repository_url") or "").rstrip("/").removesuffix(".git")
+    return f"{repo}#reading-and-running-a-chapter"
+
+
 def _write_settings(app, exception):
     if exception is not None or app.builder.format != "html":
         return
@@ -84,6 +90,8 @@ def _write_settings(app, exception):
         "binder": _binder_settings(app),
         "kernelName": KERNEL_NAME,
         "pathToBook": (options.get("path_to_docs") or "").strip("/"),
+        # where a "no kernel" message sends the reader: the README's section on running a chapter
+        "readme": _readme_url(app),
     }
     static = Path(app.outdir) / "_static"
     static.mkdir(parents=True, exist_ok=True)

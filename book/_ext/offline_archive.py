@@ -6,7 +6,9 @@
 
 It writes ``_build/html/inside-nn-module.zip`` (linked from the intro page), holding the folder
 ``inside-nn-module/`` with the whole site (both editions) and every notebook of the repository
-next to its page (``notebooks/*.ipynb``, ``notebooks/ko/*.ipynb``). Unpacked, ``index.html``
+next to its page (``notebooks/*.ipynb``, ``notebooks/ko/*.ipynb``), as the reader notebooks that the
+pages' download buttons hand out (``book/_ext/reader_notebooks.py``: no raw MyST, solutions
+collapsed); their first cell installs the book's package from the copy's ``wheels/`` folder. Unpacked, ``index.html``
 opens in a browser from disk: every link of the site is relative, math is MathML, and the search
 page finds words without fetching anything (see book/_static/book-search.js).
 
@@ -58,7 +60,9 @@ def members(html: Path) -> list[tuple[Path, str]]:
     for notebook in sorted((ROOT / "notebooks").rglob("*.ipynb")):
         rel = notebook.relative_to(ROOT)
         if ".ipynb_checkpoints" not in rel.parts:
-            files.append((notebook, f"{NAME}/{rel.as_posix()}"))
+            edition = "ko/" if rel.parent.name == "ko" else ""
+            reader = html / f"{edition}_sources" / rel
+            files.append((reader, f"{NAME}/{rel.as_posix()}"))
     return files
 
 

@@ -72,6 +72,7 @@
   let state = "idle"; // idle | starting | ready | failed
   let box = null;
   let watchdog = null;
+  let readme = null; // the README's "Reading and running a chapter", from live-code.json
 
   function statusBox() {
     // sphinx-book-theme inserts an empty <button class="thebe-launch-button"> under the title
@@ -98,7 +99,22 @@
     const el = statusBox();
     el.dataset.state = newState;
     el.style.borderLeftColor = COLOURS[newState] ?? "#888";
-    el.textContent = text;
+    // `make live` shows as code, and "README" as a link to the README's section on running a chapter.
+    el.replaceChildren();
+    text.split(/(`[^`]+`|README)/).forEach((part) => {
+      if (part.startsWith("`") && part.endsWith("`") && part.length > 1) {
+        const code = document.createElement("code");
+        code.textContent = part.slice(1, -1);
+        el.append(code);
+      } else if (part === "README" && readme) {
+        const link = document.createElement("a");
+        link.href = readme;
+        link.textContent = part;
+        el.append(link);
+      } else if (part) {
+        el.append(document.createTextNode(part));
+      }
+    });
   }
 
   function fail(text) {
@@ -201,6 +217,7 @@
       const response = await fetch(staticUrl("live-code.json"), { cache: "no-store" });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       settings = await response.json();
+      readme = settings.readme ?? null;
     } catch (err) {
       fail(say("no_settings", { error: err.message }));
       return;

@@ -1,0 +1,260 @@
+"""The reader notebooks (book/_ext/reader_notebooks.py): what JupyterLab, Colab, Binder and a
+downloaded notebook show. No raw MyST, solutions collapsed but runnable, the source's code and
+outputs, links that lead to real sections of the site; and the site's downloads, the offline copy
+and `make lab` hand these out. The checks of the built site skip without `make book`
+(`make test` runs this file again after the build, in its `verified` stage)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import reader_notebooks as rn
+
+HTML = ROOT / "_build" / "html"
+BASE = rn.site_url()
+SOURCES = rn.sources()
+IDS = [f"{e}-{p.stem}" for e, p in SOURCES]
+BUILT = pytest.mark.skipif(
+    not (HTML / "index.html").exists(), reason="no site: run make book"
+)
+
+# What only MyST understands, as JupyterLab and Colab would show it (the review's myst_in_md.py).
+MYST = {
+    "directive": re.compile(r"^\s*(:{3,}|`{3,})\{", re.MULTILINE),
+    "role": re.compile(r"\{[\w:.-]+\}`"),
+    "target": re.compile(r"^\([\w.-]+\)=\s*$", re.MULTILINE),
+    "option": re.compile(r"^:(label|class|name|language):", re.MULTILINE),
+    "solution marker": re.compile(r"solution-(start|end)"),
+}
+LINK = re.compile(r"\]\((https?://[^)\s]+)\)")
+
+
+@pytest.fixture(scope="module")
+def converters():
+    return {e: rn.Converter(e) for e in ("en", "ko")}
+
+
+def load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def convert(converters, edition, path) -> tuple[dict, dict]:
+    source = load(path)
+    return source, converters[edition].convert(source)
+
+
+def text(cell) -> str:
+    return "".join(cell["source"])
+
+
+def solution_cells(notebook: dict) -> set[str]:
+    """The ids of the code cells inside a solution (between solution-start and solution-end)."""
+    inside, ids = False, set()
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "markdown" and "{solution-start}" in text(cell):
+            inside = True
+        elif cell["cell_type"] == "markdown" and "{solution-end}" in text(cell):
+            inside = False
+        elif inside and cell["cell_type"] == "code":
+            ids.add(cell["id"])
+    return ids
+
+
+@pytest.mark.parametrize(("edition", "path"), SOURCES, ids=IDS)
+def test_no_myst_syntax_is_left(converters, edition, path):
+    _, reader = convert(converters, edition, path)
+    found = [
+        (cell["id"], kind, match.group(0))
+        for cell in reader["cells"]
+        if cell["cell_type"] == "markdown"
+        for kind, pattern in MYST.items()
+        for match in pattern.finditer(text(cell))
+    ]
+    assert found == []
+
+
+@pytest.mark.parametrize(("edition", "path"), SOURCES, ids=IDS)
+def test_code_and_outputs_are_the_sources(converters, edition, path):
+    """Every code cell is there, in order, with its outputs; a solution cell only gains a title line."""
+    source, reader = convert(converters, edition, path)
+    before = [c for c in source["cells"] if c["cell_type"] == "code"]
+    after = [c for c in reader["cells"] if c["cell_type"] == "code"]
+    assert [c["id"] for c in after] == [c["id"] for c in before]
+    for old, new in zip(before, after, strict=True):
+        code = text(new)
+        if code.startswith("#@title"):
+            code = code.split("\n", 1)[1]
+        assert code == text(old), old["id"]
+        assert new["outputs"] == old["outputs"], old["id"]
+        assert new.get("execution_count") == old.get("execution_count")
+
+
+@pytest.mark.parametrize(("edition", "path"), SOURCES, ids=IDS)
+def test_every_solution_is_collapsed_and_runs_unchanged(converters, edition, path):
+    source, reader = convert(converters, edition, path)
+    solutions = solution_cells(source)
+    assert solutions, "a chapter without exercises?"
+    cells = {c["id"]: c for c in reader["cells"]}
+    originals = {c["id"]: c for c in source["cells"]}
+    for cell_id in solutions:
+        cell = cells[cell_id]
+        jupyter = cell["metadata"]["jupyter"]
+        assert jupyter["source_hidden"] and jupyter["outputs_hidden"], cell_id
+        assert cell["metadata"]["cellView"] == "form", (
+            cell_id
+        )  # Colab shows only the title
+        title, code = text(cell).split("\n", 1)
+        assert re.fullmatch(r"#@title \S.*", title), title
+        assert code == text(originals[cell_id])
+        compile(code, cell_id, "exec") if "%" not in code else None  # still Python
+    # the rest stays open, except the setup machinery (hide-input), hidden as on the site
+    for cell in reader["cells"]:
+        if cell["cell_type"] != "code" or cell["id"] in solutions:
+            continue
+        hidden = cell["metadata"].get("jupyter", {}).get("source_hidden", False)
+        assert hidden == ("hide-input" in cell["metadata"].get("tags", [])), cell["id"]
+        assert "cellView" not in cell["metadata"]
+
+
+@pytest.mark.parametrize(("edition", "path"), SOURCES, ids=IDS)
+def test_exercises_are_numbered_headings(converters, edition, path):
+    source, reader = convert(converters, edition, path)
+    count = sum(text(c).count("{exercise}") for c in source["cells"])
+    word = rn.WORDS[edition]["exercise"]
+    headings = [
+        m.group(1)
+        for c in reader["cells"]
+        for m in re.finditer(rf"^### {word} (\d+\.\d+)", text(c), re.MULTILINE)
+    ]
+    assert len(headings) == count > 0
+    chapter = next(
+        i
+        for i, stems in enumerate(rn.numbered_chapters(), start=1)
+        if path.stem in stems
+    )
+    assert {h.split(".")[0] for h in headings} == {str(chapter)}
+
+
+def links(reader: dict) -> list[str]:
+    return [
+        m.group(1)
+        for c in reader["cells"]
+        if c["cell_type"] == "markdown"
+        for m in LINK.finditer(text(c))
+    ]
+
+
+@pytest.mark.parametrize(("edition", "path"), SOURCES, ids=IDS)
+def test_every_link_to_the_site_leads_to_a_page_and_anchor(converters, edition, path):
+    """Against the built site when there is one, else against the label map."""
+    _, reader = convert(converters, edition, path)
+    targets = {(t.page, t.anchor) for t in converters[edition].labels.values()}
+    ours = [url for url in links(reader) if url.startswith(BASE)]
+    if path.stem.startswith("07"):
+        assert len(ours) > 30  # chapter 7's many {ref}s
+    for url in ours:
+        page, _, anchor = url.removeprefix(BASE).partition("#")
+        if (HTML / "index.html").exists():
+            file = HTML / page
+            assert file.is_file(), url
+            if anchor:
+                assert f'id="{anchor}"' in file.read_text(encoding="utf-8"), url
+        elif anchor:
+            assert (page, anchor) in targets, url
+        if edition == "ko":
+            assert page.startswith("ko/"), url
+        else:
+            assert not page.startswith("ko/"), url
+
+
+@BUILT
+@pytest.mark.parametrize("edition", ["en", "ko"])
+def test_exercise_and_figure_numbers_are_the_sites(converters, edition):
+    words = rn.WORDS[edition]
+    for target in converters[edition].labels.values():
+        if target.text.startswith((words["exercise"], words["figure"])):
+            page = (HTML / target.page).read_text(encoding="utf-8")
+            number = re.escape(target.text)
+            assert re.search(rf'caption-number">{number} ', page), (target, edition)
+
+
+def test_a_link_to_a_missing_label_fails(converters):
+    with pytest.raises(KeyError):
+        converters["en"].roles("{ref}`nowhere <no-such-label>`")
+
+
+@BUILT
+@pytest.mark.parametrize(("edition", "path"), SOURCES, ids=IDS)
+def test_the_download_button_hands_out_the_reader_notebook(converters, edition, path):
+    prefix = "ko/" if edition == "ko" else ""
+    rel = path.relative_to(ROOT)
+    download = HTML / f"{prefix}_sources" / rel
+    page = HTML / prefix / rel.with_suffix(".html")
+    assert f'href="{"../" * (len(rel.parts) - 1)}_sources/{rel.as_posix()}"' in (
+        page.read_text(encoding="utf-8")
+    )
+    _, reader = convert(converters, edition, path)
+    assert load(download) == reader
+    with zipfile.ZipFile(HTML / "inside-nn-module.zip") as archive:
+        offline = json.loads(archive.read(f"inside-nn-module/{rel.as_posix()}"))
+        assert archive.getinfo(f"inside-nn-module/wheels/{_wheel()}")
+    assert offline == reader
+
+
+def _wheel() -> str:
+    sys.path.insert(0, str(ROOT / "tools"))
+    from wheel import wheel_name
+
+    return wheel_name()
+
+
+@BUILT
+def test_colab_buttons_open_the_reader_branch():
+    page = (HTML / "notebooks" / "01_parameter_management.html").read_text(
+        encoding="utf-8"
+    )
+    colab = re.findall(r'href="(https://colab\.research\.google\.com/[^"]+)"', page)
+    assert colab and all(f"/blob/{rn.READER_BRANCH}/" in url for url in colab), colab
+    workflow = (ROOT / ".github" / "workflows" / "publish.yml").read_text()
+    assert f"HEAD:{rn.READER_BRANCH}" in workflow and "contents: write" in workflow
+
+
+def test_binder_converts_a_plain_checkout_in_place(tmp_path):
+    """`.binder/postBuild` in a copy holding only what the repository tracks (no _build, no venv)."""
+    for name in (
+        "_config.yml",
+        "_toc.yml",
+        "book/references.bib",
+        "book/_ext/reader_notebooks.py",
+        ".binder/postBuild",
+    ):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, tmp_path / name)
+    shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks")
+    subprocess.run(
+        ["bash", ".binder/postBuild"], cwd=tmp_path, check=True, capture_output=True
+    )
+    expected = rn.Converter("en").convert(
+        load(ROOT / "notebooks" / "01_parameter_management.ipynb")
+    )
+    assert load(tmp_path / "notebooks" / "01_parameter_management.ipynb") == expected
+    korean = load(tmp_path / "notebooks" / "ko" / "07_buffers_and_ddp.ipynb")
+    assert any(f"{BASE}ko/notebooks/ko/" in u for u in links(korean))
+
+
+def test_make_lab_opens_the_reader_notebooks():
+    makefile = (ROOT / "Makefile").read_text()
+    assert "LAB_DIR ?= _build/reader/notebooks" in makefile
+    assert "--ServerApp.root_dir=$(LAB_DIR)" in makefile
+    assert urlparse(BASE).netloc.endswith("github.io")
