@@ -156,6 +156,20 @@ def links(reader: dict) -> list[str]:
 
 
 @pytest.mark.parametrize(("edition", "path"), SOURCES, ids=IDS)
+def test_every_link_is_absolute(converters, edition, path):
+    """Colab and a lone download have no neighbouring files: every link names its host."""
+    _, reader = convert(converters, edition, path)
+    urls = [
+        m.group(1)
+        for c in reader["cells"]
+        if c["cell_type"] == "markdown"
+        for m in re.finditer(r"\]\(([^)\s]+)\)", text(c))
+    ]
+    relative = [url for url in urls if not re.match(r"https?://", url)]
+    assert relative == []
+
+
+@pytest.mark.parametrize(("edition", "path"), SOURCES, ids=IDS)
 def test_every_link_to_the_site_leads_to_a_page_and_anchor(converters, edition, path):
     """Against the built site when there is one, else against the label map."""
     _, reader = convert(converters, edition, path)

@@ -74,6 +74,8 @@ WORDS = {
     },
 }
 
+# A markdown link to a chapter notebook beside this one: ](03_lazy_modules.ipynb#anchor)
+CHAPTER_LINK = re.compile(r"\]\((?:\./)?(\d\d_\w+)\.ipynb(#[\w-]+)?\)")
 LABEL = re.compile(r"^\(([\w.-]+)\)=[ \t]*\n?", re.MULTILINE)
 HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*$", re.MULTILINE)
 OPENER = re.compile(r"^(:{3,}|`{3,})\{([\w-]+)\}[ \t]*(.*?)\s*$")
@@ -281,9 +283,16 @@ class Converter:
         return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
 
     # -- cells --------------------------------------------------------------------------------
+    def chapter_link(self, match: re.Match) -> str:
+        """A link to another chapter's notebook, as the site's page: Colab and a lone download
+        have no neighbouring notebooks to open."""
+        stem, anchor = match.group(1), match.group(2) or ""
+        return f"]({self.base}{page_of(stem, self.edition)}{anchor})"
+
     def prose(self, text: str, solution: str | None) -> str:
         """Markdown as plain markdown; inside a solution, folded under a <details>."""
         text = self.roles(self.directives(LABEL.sub("", text))).strip("\n")
+        text = CHAPTER_LINK.sub(self.chapter_link, text)
         if text and solution is not None:
             summary = self.words["details"]
             text = f"<details><summary>{summary}</summary>\n\n{text}\n\n</details>"
