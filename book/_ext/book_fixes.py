@@ -11,6 +11,7 @@ docutils gives the bibliography's container ``role="list"`` around entries that 
 items, which accessibility checkers rightly flag; the role is removed.
 myst-nb gives every hidden-cell toggle an ``aria-label`` that differs from its visible text
 (axe: label-content-name-mismatch); the label is dropped so the visible text names it.
+A figure's image gets its caption for alt text instead of its file path.
 """
 
 from __future__ import annotations
@@ -78,6 +79,24 @@ def _name_sidebar_toggles(app, pagename, templatename, context, doctree):
         return toc
 
     context["generate_toctree_html"] = named
+
+
+# A figure's image had its file path for alt text (docutils' default when none is given, and myst-nb
+# gives none to a cell output's image): a screen reader read out "../_images/91ace5f5....png".
+# The figure's caption says what it shows, in the edition's language; it becomes the alt text.
+
+
+def _figure_alt_text(app, doctree, docname):
+    for figure in doctree.findall(nodes.figure):
+        caption = next(
+            (c for c in figure.children if isinstance(c, nodes.caption)), None
+        )
+        if caption is None:
+            continue
+        text = " ".join(caption.astext().split())
+        for image in figure.findall(nodes.image):
+            if not image.get("alt"):
+                image["alt"] = text
 
 
 # --- Math: TeX becomes MathML at build time ------------------------------------------------------
@@ -345,6 +364,7 @@ def setup(app):
     app.connect("html-page-context", _drop_duplicate_scripts, priority=900)
     app.connect("html-page-context", _fix_citation_list_role, priority=900)
     app.connect("html-page-context", _name_sidebar_toggles, priority=900)
+    app.connect("doctree-resolved", _figure_alt_text)
     app.add_html_math_renderer(
         "mathml", (_visit_math, None), (_visit_displaymath, None)
     )
