@@ -2,7 +2,7 @@
 
 Order: $CHROMIUM, then `chromium` or `chromium-browser` on the PATH, then Debian's /usr/bin/chromium.
 `make browser` (run by `make test` before the browser tests) installs Debian's `chromium` package with
-apt when none of those exists and it may (root, or passwordless sudo, on Debian or Ubuntu); only where
+apt (and `fonts-noto-cjk`, a Hangul font, when fontconfig has none) when none of those exists and it may (root, or passwordless sudo, on Debian or Ubuntu); only where
 that is impossible (macOS, say) it falls back to Playwright's managed browser
 (`playwright install chromium`), and `chromium_executable()` then returns None, which tells
 Playwright to launch that one.
@@ -110,6 +110,31 @@ def _can_use_apt() -> list[str] | None:
     return None
 
 
+def has_korean_font() -> bool:
+    """Whether fontconfig knows a font with Hangul (the Korean pages' line-break tests need one)."""
+    if shutil.which("fc-list") is None:
+        return True  # not a fontconfig system (macOS): its system fonts carry Hangul
+    out = subprocess.run(
+        ["fc-list", ":lang=ko", "family"], check=False, capture_output=True, text=True
+    )
+    return bool(out.stdout.strip())
+
+
+def install_korean_font() -> None:
+    """Debian's Noto CJK fonts where apt may run and no Hangul font is there (a Korean reader's
+    browser has one; without it the Korean pages render as boxes and their tests prove nothing)."""
+    prefix = _can_use_apt()
+    if has_korean_font() or prefix is None:
+        return
+    print("No Hangul font found: installing Debian's fonts-noto-cjk with apt-get.")
+    apt = [*prefix, "env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "-qq"]
+    if subprocess.run(
+        [*apt, "install", "-y", "fonts-noto-cjk"], check=False
+    ).returncode:
+        subprocess.run([*apt, "update"], check=False)
+        subprocess.run([*apt, "install", "-y", "fonts-noto-cjk"], check=False)
+
+
 def install() -> int:
     """Provide a Chromium if there is none; 0 when the browser tests can run afterwards."""
     if chromium_executable() is not None:
@@ -117,6 +142,7 @@ def install() -> int:
         if problem:
             print(problem, file=sys.stderr)
             return 1
+        install_korean_font()
         return 0
     prefix = _can_use_apt()
     if prefix is not None:
@@ -126,7 +152,7 @@ def install() -> int:
         ok = (
             subprocess.run([*apt, "update"], check=False).returncode == 0
             and subprocess.run(
-                [*apt, "install", "-y", "chromium"], check=False
+                [*apt, "install", "-y", "chromium", "fonts-noto-cjk"], check=False
             ).returncode
             == 0
         )
