@@ -190,7 +190,7 @@ def load_newest_valid(paths, **limits):
             return path.name, state
         # the reason wrapped at 80 columns, its lines after the first indented
         line = f"skipping {printable(path.name)}: {printable(reason)}"
-        print("\n".join(wrap(line, "    ")))
+        print("\n".join(wrap(line, "    ", first="")))
     raise FileNotFoundError("no usable checkpoint among the candidates")
 
 

@@ -3435,9 +3435,7 @@ class _Inspection:
         at = self.tied_notes.pop(frozenset(keys), None)
         if at is not None:
             del self.findings[at]
-            self.tied_notes = {
-                k: i - (i > at) for k, i in self.tied_notes.items()
-            }
+            self.tied_notes = {k: i - (i > at) for k, i in self.tied_notes.items()}
 
 
 class _BoundedStream(io.RawIOBase):

@@ -62,7 +62,9 @@ DDP_SYNC = (
 WIDTH = 80  # a report's lines fit an 80-column terminal; only a URL (or a path) longer than that overflows
 
 
-def wrap(text: str, indent: str, first: str | None = None, width: int = WIDTH) -> list[str]:
+def wrap(
+    text: str, indent: str, first: str | None = None, width: int = WIDTH
+) -> list[str]:
     """`text` in lines of at most `width` characters, each starting with `indent` (the first with `first`
     when given). A word longer than a line, such as a URL or a path, is never cut: it stands on a line of
     its own, whole, so that it can still be copied or clicked."""
@@ -95,7 +97,9 @@ class Report:
     subject = "inspect_module"  # the report's first word
     whole = "(model)"  # the path of a finding about the model as a whole
     # What to do for the forward checks when no forward was run (the command line says its own way).
-    forward_hint = "pass example_inputs (inspect_module(model, example_inputs)) to run them"
+    forward_hint = (
+        "pass example_inputs (inspect_module(model, example_inputs)) to run them"
+    )
 
     def __init__(
         self,
@@ -131,9 +135,11 @@ class Report:
         if self.forward_run:
             return []
         return [
-            "No forward was run, so the forward checks were skipped (what a forward "
-            "changes: buffers, plain attributes, parameters, generators; whether it "
-            f"runs in eval and train mode): {self.forward_hint}."
+            (
+                "No forward was run, so the forward checks were skipped (what a forward "
+                "changes: buffers, plain attributes, parameters, generators; whether it "
+                f"runs in eval and train mode): {self.forward_hint}."
+            )
         ]
 
     def __str__(self) -> str:
