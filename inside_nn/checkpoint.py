@@ -10,7 +10,8 @@ Saving, so that a crash leaves the old file or the new one, never a broken one:
 Loading after a crash, under a stated contract (the page's "A loader with a contract"):
 
 - `load_newest_valid(paths, **limits)`: `(name, contents)` of the first usable checkpoint in `paths`, given
-  newest first; prints one line per file it skips or loads, names escaped so that a file cannot forge a line.
+  newest first; prints one line per file it skips or loads (a reason wrapped at 80 columns, continued on
+  indented lines), names escaped so that a file cannot forge a line.
 - `judge(path, *, pickle_limit=PICKLE_LIMIT, view_limit=VIEW_LIMIT)`: `(contents, None)` for a usable
   checkpoint, `(None, why not)` otherwise.
 - `DamagedCheckpoint`: what every check raises, with the reason as its message.
@@ -54,6 +55,7 @@ import torch
 
 from inside_nn import inspect_checkpoint as _inspector
 from inside_nn.inspect_checkpoint import inspect_checkpoint
+from inside_nn.inspect_module import wrap
 
 try:
     from safetensors.torch import load_file as load_safetensors
@@ -186,7 +188,9 @@ def load_newest_valid(paths, **limits):
         if reason is None:
             print(f"loaded {printable(path.name)}")
             return path.name, state
-        print(f"skipping {printable(path.name)}: {printable(reason)}")
+        # the reason wrapped at 80 columns, its lines after the first indented
+        line = f"skipping {printable(path.name)}: {printable(reason)}"
+        print("\n".join(wrap(line, "    ", first="")))
     raise FileNotFoundError("no usable checkpoint among the candidates")
 
 

@@ -1,7 +1,7 @@
 """The `inside-nn` command: the book's tools from a shell.
 
     inside-nn --version
-    inside-nn inspect path/to/file.py:build_model
+    inside-nn inspect path/to/file.py:build_model [--inputs path/to/file.py:make_inputs]
     inside-nn checkpoint path/to/model.pt [--model path/to/file.py:build_model]
 
 Each tool is a subcommand: a function `add_<name>(commands)` declares its arguments and sets `run`, the
@@ -10,8 +10,8 @@ function that does the work and returns the exit status.
 Exit status of `inside-nn inspect` and `inside-nn checkpoint`:
 
 - 0: the report is printed and has no error-severity finding (warnings and notes do not count);
-- 1: the report is printed and has at least one error, or the model cannot be built or inspected, or the file
-  cannot be opened (then one line on stderr says why, no traceback, and nothing on stdout);
+- 1: the report is printed and has at least one error, or the model (or its inputs) cannot be made or
+  inspected, or the file cannot be opened (then one line on stderr says why, no traceback, and nothing on stdout);
 - 2: wrong usage (argparse's message on stderr).
 
 `python inspect_module.py file.py:build_model`, the standalone download of chapter 8, prints the same report
@@ -28,6 +28,19 @@ from inside_nn import __version__
 
 class _Stop(Exception):
     """The command cannot go on: `main` prints "inside-nn <command>: <message>" on stderr, exits 1."""
+
+
+def _target(text: str) -> str:
+    """argparse's check of a FILE:FUNCTION argument: without both parts it is wrong usage (exit 2)."""
+    from inside_nn.inspect_module import split_target
+
+    try:
+        split_target(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not FILE:FUNCTION, e.g. my_model.py:build_model"
+        ) from None
+    return text
 
 
 def _build_model(target: str):
@@ -49,15 +62,24 @@ def _print_report(report) -> int:
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    from inside_nn.inspect_module import inspect_module, one_line
+    from inside_nn.inspect_module import inspect_module, load_inputs, one_line
 
     model = _build_model(args.target)
+    inputs = None
+    if args.inputs is not None:
+        try:
+            inputs = load_inputs(args.inputs)
+        except (Exception, SystemExit) as error:  # noqa: BLE001 (one clear line, not a traceback)
+            raise _Stop(
+                f"cannot make the inputs from {args.inputs}: {one_line(error)}"
+            ) from None
     try:
-        report = inspect_module(model)
+        report = inspect_module(model, inputs)
     except Exception as error:  # noqa: BLE001 (one clear line, not a traceback)
         raise _Stop(
             f"cannot inspect the model from {args.target}: {one_line(error)}"
         ) from None
+    report.forward_hint = "add --inputs FILE:FUNCTION to run them"
     return _print_report(report)
 
 
@@ -66,11 +88,24 @@ def add_inspect(commands) -> None:
         "inspect",
         help="report what nn.Module, .to(), state_dict and DDP do with a model's state",
         description="Build the model that FUNCTION in FILE returns (called without arguments) and print "
-        "chapter 8's report on it. Exit status: 0 no error-severity finding, 1 errors found or the model "
-        "cannot be built, 2 wrong usage.",
+        "chapter 8's report on it. With --inputs, also run one eval-mode and one train-mode forward on "
+        "the inputs that function returns, under torch.no_grad(), and report the state they change (the "
+        "model is restored afterwards). Exit status: 0 no error-severity finding, 1 errors found or the "
+        "model or its inputs cannot be made, 2 wrong usage.",
     )
     inspect.add_argument(
-        "target", metavar="FILE:FUNCTION", help="path/to/file.py:build_model"
+        "target",
+        metavar="FILE:FUNCTION",
+        type=_target,
+        help="path/to/file.py:build_model, called without arguments, returns the model",
+    )
+    inspect.add_argument(
+        "--inputs",
+        metavar="FILE:FUNCTION",
+        type=_target,
+        help="path/to/file.py:make_inputs, called without arguments, returns what the forward takes: "
+        "a tensor (its one argument), a tuple (its positional arguments) or a dict (its keyword "
+        "arguments)",
     )
     inspect.set_defaults(run=_inspect)
 
@@ -112,6 +147,7 @@ def add_checkpoint(commands) -> None:
     checkpoint.add_argument(
         "--model",
         metavar="FILE:FUNCTION",
+        type=_target,
         help="path/to/file.py:build_model, the model the file is meant for",
     )
     checkpoint.set_defaults(run=_checkpoint)

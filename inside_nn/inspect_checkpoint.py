@@ -45,7 +45,7 @@ from collections import Counter, defaultdict
 import torch
 from torch import nn
 
-from inside_nn.inspect_module import BOOK, Finding, Report, one_line
+from inside_nn.inspect_module import BOOK, Finding, Report, one_line, shorten
 
 __all__ = ["SECTIONS", "CheckpointReport", "inspect_checkpoint"]
 
@@ -149,9 +149,22 @@ def _names(keys, limit: int = SHOWN) -> str:
     return shown + (f", ... ({len(keys)} in all)" if len(keys) > limit else "")
 
 
-def _short(error: BaseException) -> str:
-    """torch's error in one line, without miniz's paragraph of advice."""
-    return one_line(error, 400).split(". This is an internal miniz error")[0]
+_MINIZ = ". This is an internal miniz error"
+
+
+def _short(error: BaseException, limit: int = 400) -> str:
+    """torch's error in one line, without miniz's paragraph of advice (dropped before the text is
+    shortened, so that a cut never lands inside it), never cut mid-word."""
+    text = _try_str(error).split(_MINIZ)[0]
+    text = shorten(text, limit)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _try_str(error: BaseException) -> str:
+    try:
+        return str(error)
+    except Exception:  # noqa: BLE001 (an error that cannot say is reported by its type)
+        return ""
 
 
 def _dtype_name(dtype) -> str:
@@ -184,16 +197,21 @@ class CheckpointReport(Report):
         self.prefix = facts.get("prefix", "")
         self.scanned_bytes = facts.get("scanned_bytes", 0)
         self.seconds = facts.get("seconds", 0.0)
+        # With a model and no error: what model.load_state_dict(sd) will do, in one sentence.
+        self.load_outcome = facts.get("load_outcome")
 
-    def __str__(self) -> str:
-        text = "inspect_checkpoint" + super().__str__().removeprefix("inspect_module")
-        return re.sub(
-            r"^((?:ERROR|WARNING|NOTE) +.*) · \(model\)$",
-            r"\1 · (file)",
-            text,
-            flags=re.MULTILINE,
-        )
+    subject = "inspect_checkpoint"
+    whole = "(file)"
 
+    def closing(self) -> list[str]:
+        """What load_state_dict will do, when the report was made against a model and found no error."""
+        if self.load_outcome is None or any(
+            f.severity == "error" for f in self.findings
+        ):
+            return []
+        return [self.load_outcome]
+
+    __str__ = Report.__str__
     __repr__ = __str__
 
     def table(self, limit: int = 50) -> str:
@@ -1616,6 +1634,8 @@ class _Inspection:
         self.f: _File | None = None
         self.scanner: _Scanner | None = None
         self.refused = False  # weights_only refuses the file
+        self.load_outcome: str | None = None  # set by _against when every key fits
+        self.tied_notes: dict = {}  # frozenset of tied keys -> index of their "tied keys" note
 
     def add(self, severity: str, kind: str, path: str, message: str) -> None:
         self.findings.append(_finding(severity, kind, path, message))
@@ -1782,7 +1802,7 @@ class _Inspection:
                     "error",
                     "archive layout",
                     name,
-                    f"torch's reader cannot locate record {name}: {one_line(error)}",
+                    f"torch's reader cannot locate record {name}: {_short(error)}",
                 )
         self._layout_findings(layout, archive, by_name, info)
         if "constants.pkl" in records or any(r.startswith("code/") for r in records):
@@ -1852,7 +1872,7 @@ class _Inspection:
                 "error",
                 "archive layout",
                 "data.pkl",
-                f"torch's reader cannot read data.pkl: {one_line(error)}",
+                f"torch's reader cannot read data.pkl: {_short(error)}",
             )
             return
         try:
@@ -1877,11 +1897,11 @@ class _Inspection:
 
     def _zip_refused(self, layout: _Layout | None, why: str, error: Exception) -> None:
         """torch's reader refuses the archive: find out why, from the bytes."""
-        message = f"torch.load fails with {one_line(error, 160)}"
+        message = f"torch.load fails with {_short(error, 160)}"
         try:  # the same reader given the path (miniz reads the file itself) words it differently
             torch._C.PyTorchFileReader(self.path)
         except Exception as other:  # noqa: BLE001
-            said = one_line(other, 240).split(". This is an internal miniz error")[0]
+            said = _short(other, 240)
             if said not in message:
                 message += f"; torch's reader given the path: {said}"
         if layout is None:
@@ -2463,7 +2483,7 @@ class _Inspection:
             names = [str(g) for g, _ in others]
             modules = {g.module.partition(".")[0] for g, _ in others}
             advice = (
-                f"if you trust the file, allow them: with torch.serialization.safe_globals([{_names(names, 3)}]): "
+                f"If you trust the file, allow them: with torch.serialization.safe_globals([{_names(names, 3)}]): "
                 "torch.load(path); or load the state dict alone"
             )
             self.add(
@@ -2530,7 +2550,7 @@ class _Inspection:
                 "error",
                 "not a checkpoint",
                 "",
-                f"not a checkpoint: torch.load(weights_only=True) fails on it: {_short(error)[:400]}",
+                f"not a checkpoint: torch.load(weights_only=True) fails on it: {_short(error)}",
             )
 
     # ----------------------------------------------------------------------------------------------------------
@@ -2665,6 +2685,7 @@ class _Inspection:
                 same[(t.offset, t.shape, t.stride, t.dtype)].append(t.key)
             for keys in same.values():
                 if len(keys) > 1:
+                    self.tied_notes[frozenset(keys)] = len(self.findings)
                     self.add(
                         "note",
                         "tied keys",
@@ -3243,6 +3264,9 @@ class _Inspection:
                     t if isinstance(t, _Tensor) else _tensor_of(t, "") for t in in_file
                 ]
                 one = len({t.storage for t in in_file if t is not None}) == 1
+                if one:
+                    # the file's "tied keys" note is this same tie: one finding says it, the model's
+                    self._drop_tied_keys_note({mapping[n] for n in present})
                 splits.append(
                     f"{' = '.join(present)}{' (one storage in the file)' if one else ''}"
                 )
@@ -3394,6 +3418,24 @@ class _Inspection:
                 "load_state_dict never sets them; a model built on meta and loaded with assign=True keeps them on "
                 "meta: recompute them after materializing",
             )
+        fits = not (
+            strip or add or missing or unexpected or raising or on_meta or tie_missing
+        )
+        if fits:
+            cast = sum(len(keys) for keys in casts.values())
+            self.load_outcome = (
+                f"model.load_state_dict(sd) will load all {_count(len(model_keys), 'key')} "
+                "the model expects: none missing, none unexpected, every shape fits"
+                + (f" ({cast} cast to the model's dtype)" if cast else "")
+                + "."
+            )
+
+    def _drop_tied_keys_note(self, keys: set) -> None:
+        """Remove the file's "tied keys" note about exactly these keys (the model's tie note says it)."""
+        at = self.tied_notes.pop(frozenset(keys), None)
+        if at is not None:
+            del self.findings[at]
+            self.tied_notes = {k: i - (i > at) for k, i in self.tied_notes.items()}
 
 
 class _BoundedStream(io.RawIOBase):
@@ -3494,6 +3536,7 @@ def inspect_checkpoint(
         if inspection.sd is not None
         else None,
         prefix=inspection.prefix,
+        load_outcome=inspection.load_outcome,
         scanned_bytes=inspection.f.scanned if inspection.f is not None else 0,
         seconds=time.perf_counter() - start,
     )

@@ -59,6 +59,26 @@ DDP_SYNC = (
 )
 
 
+WIDTH = 80  # a report's lines fit an 80-column terminal; only a URL (or a path) longer than that overflows
+
+
+def wrap(
+    text: str, indent: str, first: str | None = None, width: int = WIDTH
+) -> list[str]:
+    """`text` in lines of at most `width` characters, each starting with `indent` (the first with `first`
+    when given). A word longer than a line, such as a URL or a path, is never cut: it stands on a line of
+    its own, whole, so that it can still be copied or clicked."""
+    first = indent if first is None else first
+    return textwrap.wrap(
+        text,
+        width=width,
+        initial_indent=first,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [first.rstrip()]
+
+
 @dataclasses.dataclass(frozen=True)
 class Finding:
     severity: str  # "error": wrong now; "warning": bites under a named operation; "note": worth knowing
@@ -74,7 +94,20 @@ class Finding:
 class Report:
     """The findings, most severe first; `print(report)` shows a table, `report.findings` the data."""
 
-    def __init__(self, model_name: str, findings: list[Finding], buffers: list[dict]):
+    subject = "inspect_module"  # the report's first word
+    whole = "(model)"  # the path of a finding about the model as a whole
+    # What to do for the forward checks when no forward was run (the command line says its own way).
+    forward_hint = (
+        "pass example_inputs (inspect_module(model, example_inputs)) to run them"
+    )
+
+    def __init__(
+        self,
+        model_name: str,
+        findings: list[Finding],
+        buffers: list[dict],
+        forward_run: bool = True,
+    ):
         order = {s: i for i, s in enumerate(SEVERITIES)}
         self.model_name = model_name
         self.findings = sorted(
@@ -83,6 +116,7 @@ class Report:
         self.buffers = (
             buffers  # one dict per buffer: path, persistent, dtype, shape, bytes
         )
+        self.forward_run = forward_run  # False: inspect_module had no example_inputs
 
     def __len__(self) -> int:
         return len(self.findings)
@@ -96,16 +130,32 @@ class Report:
     def of_kind(self, kind: str) -> list[Finding]:
         return [f for f in self.findings if f.kind == kind]
 
+    def closing(self) -> list[str]:
+        """Sentences printed after the findings: here, that the forward checks were skipped."""
+        if self.forward_run:
+            return []
+        return [
+            (
+                "No forward was run, so the forward checks were skipped (what a forward "
+                "changes: buffers, plain attributes, parameters, generators; whether it "
+                f"runs in eval and train mode): {self.forward_hint}."
+            )
+        ]
+
     def __str__(self) -> str:
         counts = {s: sum(f.severity == s for f in self.findings) for s in SEVERITIES}
         head = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items())
-        lines = [f"inspect_module({self.model_name}): {head}"]
+        lines = wrap(f"{self.subject}({self.model_name}): {head}", " " * 4, first="")
         for f in self.findings:
-            lines.append(f"{f.severity.upper():8}{f.kind} · {f.path or '(model)'}")
-            lines += textwrap.wrap(
-                f.message, width=100, initial_indent=" " * 8, subsequent_indent=" " * 8
+            lines += wrap(
+                f"{f.kind} · {f.path or self.whole}",
+                " " * 8,
+                first=f"{f.severity.upper():8}",
             )
-            lines.append(f"        see {f.link}")
+            lines += wrap(f.message, " " * 8)
+            lines.append(f"        see {f.link}")  # a URL is never cut
+        for sentence in self.closing():
+            lines += wrap(sentence, "")
         return "\n".join(lines)
 
     __repr__ = __str__
@@ -1260,26 +1310,54 @@ def inspect_module(model: nn.Module, example_inputs=None) -> Report:
     findings, buffers = _state_findings(model)
     if example_inputs is not None:
         findings += _forward_findings(model, example_inputs)
-    return Report(type(model).__name__, findings, buffers)
+    return Report(
+        type(model).__name__, findings, buffers, forward_run=example_inputs is not None
+    )
+
+
+def shorten(text: str, limit: int = 400) -> str:
+    """`text` on one line; longer than `limit` characters, it ends with its last whole sentence (or word)
+    that fits, then " ...": never cut mid-word."""
+    text = " ".join(text.split())
+    if len(text) > limit:
+        cut = text[: limit - 4]
+        end = cut.rfind(". ")
+        if end >= limit // 2:
+            text = cut[: end + 1] + " ..."
+        else:
+            text = (cut.rsplit(" ", 1)[0] if " " in cut else cut) + " ..."
+    return text
 
 
 def one_line(error: BaseException, limit: int = 400) -> str:
-    """`Type: message` on one line, however many lines the message has."""
-    text = " ".join(_try(lambda: str(error), "").split())
-    if len(text) > limit:
-        text = text[: limit - 3] + "..."
+    """`Type: message` on one line, however many lines the message has, shortened as `shorten` does."""
+    text = shorten(_try(lambda: str(error), ""), limit)
+    if isinstance(error, TargetError):
+        return text
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-def load_model(target: str) -> nn.Module:
-    """The model that `path/to/file.py:build_model` builds: the file is run as a module, with its own folder
-    first on sys.path while it loads and builds (so `from mylayers import Block` finds the file next to it),
-    then sys.path and the modules imported from that folder are put back as they were."""
+class TargetError(Exception):
+    """FILE:FUNCTION cannot give what is asked: no such file, no such function, the wrong kind of result.
+    Its message is the whole story; `one_line` prints it without the class name."""
+
+
+def split_target(target: str) -> tuple[str, str]:
+    """`path/to/file.py:function` as (path, function); ValueError when either part is missing."""
     path, _, name = target.rpartition(":")
-    if not path or not name:
+    if not path or not name or not name.isidentifier():
         raise ValueError(f"{target!r} is not path/to/file.py:function")
+    return path, name
+
+
+def call_from_file(target: str):
+    """What the function named by `path/to/file.py:function` returns, called without arguments: the file is run
+    as a module, with its own folder first on sys.path while it loads and the function runs (so
+    `from mylayers import Block` finds the file next to it), then sys.path and the modules imported from that
+    folder are put back as they were."""
+    path, name = split_target(target)
     if not os.path.isfile(path):
-        raise FileNotFoundError(f"no such file: {path}")
+        raise TargetError(f"no such file: {path}")
     folder = os.path.dirname(os.path.abspath(path))
     modules_before = dict(sys.modules)
     sys.path.insert(0, folder)
@@ -1290,8 +1368,14 @@ def load_model(target: str) -> nn.Module:
         source = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = source  # dataclasses and pickle look the module up
         spec.loader.exec_module(source)
-        build = getattr(source, name)
-        model = build()
+        function = vars(source).get(name)
+        if function is None:
+            raise TargetError(f"{path} has no function {name}")
+        if not callable(function):
+            raise TargetError(
+                f"{name} in {path} is a {type(function).__name__}, not a function"
+            )
+        return function()
     finally:
         if folder in sys.path:
             sys.path.remove(folder)
@@ -1306,9 +1390,28 @@ def load_model(target: str) -> nn.Module:
             sys.modules["inspected"] = modules_before["inspected"]
         else:
             sys.modules.pop("inspected", None)
+
+
+def load_model(target: str) -> nn.Module:
+    """The model that `path/to/file.py:build_model` builds (see call_from_file)."""
+    model = call_from_file(target)
     if not isinstance(model, nn.Module):
-        raise TypeError(f"{name}() returned {type(model).__name__}, not an nn.Module")
+        raise TargetError(
+            f"{split_target(target)[1]}() returned {type(model).__name__}, not an nn.Module"
+        )
     return model
+
+
+def load_inputs(target: str):
+    """The example_inputs that `path/to/file.py:make_inputs` returns, called without arguments: a tensor (the
+    forward's one argument), a tuple (its positional arguments) or a dict (its keyword arguments)."""
+    inputs = call_from_file(target)
+    if not isinstance(inputs, torch.Tensor | tuple | dict):
+        raise TargetError(
+            f"{split_target(target)[1]}() returned {type(inputs).__name__}, not a tensor, "
+            "a tuple of positional arguments or a dict of keyword arguments"
+        )
+    return inputs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1339,6 +1442,10 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+    report.forward_hint = (
+        "call inspect_module(model, example_inputs) in Python, or run `inside-nn inspect` "
+        "with --inputs"
+    )
     print(report)
     return 0
 

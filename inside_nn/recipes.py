@@ -105,14 +105,14 @@ def init_weights(module: nn.Module) -> None:
 
 
 def reset_like_constructors(module: nn.Module) -> None:
-    """Run each module's own reset again, children first, as the constructors ran (chapter 2):
-    reset_parameters(), or the private _reset_parameters() of nn.MultiheadAttention and
-    nn.Transformer (no torch class defines both)."""
+    """Run each module's own reset again, children first, as the constructors ran
+    (chapter 2): reset_parameters(), or the private _reset_parameters() of
+    nn.MultiheadAttention and nn.Transformer (no torch class defines both)."""
     for child in module.children():
         reset_like_constructors(child)
     if hasattr(module, "reset_parameters"):
         module.reset_parameters()
-    elif hasattr(module, "_reset_parameters"):  # nn.MultiheadAttention, nn.Transformer
+    elif hasattr(module, "_reset_parameters"):  # MultiheadAttention, Transformer
         module._reset_parameters()
 
 
