@@ -68,7 +68,10 @@ def checker_namespace(notebook: str) -> dict:
     """A fresh namespace as the reader's notebook has it at the exercises: what the setup cell and
     the checker cell (an import from the package) define."""
     nb = load_notebook(NOTEBOOK_DIR / f"{notebook}.ipynb")
-    setup = next(c for c in nb["cells"] if c["cell_type"] == "code")
+    # The chapter's setup cell: the first code cell after the package's install cell.
+    setup = next(
+        c for c in nb["cells"] if c["cell_type"] == "code" and c["id"] != "book-package"
+    )
     (checkers,) = tagged(nb, "exercise-checkers")
     namespace: dict = {"__name__": "__main__"}
     exec(compile(cell_source(setup), f"{notebook}:setup", "exec"), namespace)  # noqa: S102
