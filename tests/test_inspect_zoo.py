@@ -6,11 +6,13 @@ listed (other notes are allowed). A zoo model the table does not list must get n
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 
 from inside_nn import zoo
-from inside_nn.inspect_module import Report, inspect_module
+from inside_nn.inspect_module import WIDTH, Report, inspect_module
 
 RESET = "reset loop"
 
@@ -125,7 +127,16 @@ def test_inspect_module_on_a_zoo_model(name):
     forward = inspect_module(model, example) if example else None
     for report in (state, forward):
         if report is not None:
-            assert str(report).startswith("inspect_module(")
+            text = str(report)
+            assert text.startswith("inspect_module(")
+            # an 80-column terminal: only a link, on a line of its own, may be longer
+            wide = [line for line in text.splitlines() if len(line) > WIDTH]
+            assert all(re.fullmatch(r" +see https://\S+", line) for line in wide), wide
+            assert all(
+                re.fullmatch(r" +see https://\S+", line)
+                for line in text.splitlines()
+                if "https://" in line
+            ), "a link stands on its own line"
     assert _unchanged(model, before) == [], name
     assert torch.equal(torch.get_rng_state(), rng), name
     if forward is not None:

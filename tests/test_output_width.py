@@ -5,7 +5,8 @@ except a line that is only a URL (a report's `see https://...`): a URL is never 
 Two kinds of output are the page's to wrap, not the notebook's: a checker's one-sentence result (cells
 tagged exercise-check) and an error's one-line message, both prose that book.css wraps in their box.
 
-The inspectors' reports are held to 80 columns, an 80-column terminal, on every model of the zoo.
+The inspectors' reports are held to 80 columns, an 80-column terminal, on every model of the zoo by
+tests/test_inspect_zoo.py, which builds those reports anyway.
 """
 
 from __future__ import annotations
@@ -13,11 +14,9 @@ from __future__ import annotations
 import re
 
 import pytest
-import torch
 from conftest import load_notebook, real_notebook_paths
 
-from inside_nn import zoo
-from inside_nn.inspect_module import WIDTH, inspect_module, wrap
+from inside_nn.inspect_module import WIDTH, wrap
 
 COLUMN = 86  # monospace characters the output box holds at 1366 px
 URL_LINE = re.compile(r"^\s*(see )?https?://\S+$")
@@ -99,17 +98,3 @@ def test_wrap_keeps_a_url_whole_and_indents_what_follows():
     assert all(len(line) <= WIDTH or URL_LINE.match(line) for line in lines)
     assert "    https://example.org/" + "a" * 90 in lines
     assert all(line.startswith("    ") for line in lines)
-
-
-@pytest.mark.parametrize("name", sorted(zoo.MODELS))
-def test_reports_on_the_zoo_fit_80_columns(name):
-    model = zoo.build(name)
-    with torch.no_grad():
-        report = inspect_module(model, zoo.inputs(name))
-    text = str(report)
-    assert too_wide(text, WIDTH) == [], text
-    assert all(
-        line.startswith("        see https://")
-        for line in text.splitlines()
-        if "https://" in line
-    ), "a link stands on its own line"
