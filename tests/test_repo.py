@@ -52,6 +52,7 @@ def test_readme_starts_with_the_two_commands():
 
 
 SITE = "https://inside-nn-module.github.io/inside-nn-module"
+GITHUB = "inside-nn-module/inside-nn-module"
 
 
 def readme_first_screen() -> str:
@@ -65,15 +66,19 @@ def readme_first_screen() -> str:
 
 def test_readme_opens_for_readers_with_the_site_and_every_chapter():
     first = readme_first_screen()
+    # the branch the site's Colab buttons open, where the publish job pushes the reader notebooks
+    branch = re.search(
+        r'^READER_BRANCH = "([\w-]+)"',
+        (ROOT / "book/_ext/reader_notebooks.py").read_text(),
+        flags=re.MULTILINE,
+    ).group(1)
     assert len(first.splitlines()) <= 45, "the reader part fits a first screen or two"
     assert f"{SITE}/" in first and f"{SITE}/ko/" in first
     for page in toc_files():
         if page.startswith("notebooks/"):
             assert f"]({SITE}/{page}.html)" in first, f"no link to {page} on the site"
-            assert re.search(
-                rf"\]\(https://colab\.research\.google\.com/github/\S+/{page}\.ipynb\)",
-                first,
-            ), f"no Colab link for {page}"
+            colab = f"https://colab.research.google.com/github/{GITHUB}/blob/{branch}/"
+            assert f"]({colab}{page}.ipynb)" in first, f"no Colab link for {page}"
     for way in ("On the site", "In Colab", "Locally"):
         assert f"**{way}**" in first
 
