@@ -1415,37 +1415,60 @@ def load_inputs(target: str):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """python inspect_module.py path/to/file.py:build_model — print the report for build_model()'s model.
+    """python inspect_module.py path/to/file.py:build_model [--inputs path/to/file.py:make_inputs]:
+    print the report for build_model()'s model, with one forward on make_inputs()'s inputs if given.
 
-    Exit status 0 once the report is printed, 1 (with one line on stderr) when the model cannot be built,
-    2 on wrong usage."""
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1 or ":" not in argv[0]:
-        print(
-            "usage: python inspect_module.py path/to/file.py:build_model",
-            file=sys.stderr,
-        )
-        return 2
+    Exit status 0 once the report is printed, 1 (with one line on stderr) when the model or its
+    inputs cannot be built, 2 on wrong usage."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python inspect_module.py",
+        description="Print chapter 8's report on the model FUNCTION in FILE returns.",
+    )
+    parser.add_argument(
+        "target", metavar="FILE:FUNCTION", help="path/to/file.py:build_model"
+    )
+    parser.add_argument(
+        "--inputs",
+        metavar="FILE:FUNCTION",
+        help="path/to/file.py:make_inputs, returning a tensor, a tuple of positional "
+        "arguments or a dict of keyword arguments: runs the forward checks",
+    )
     try:
-        model = load_model(argv[0])
-    except (Exception, SystemExit) as error:  # noqa: BLE001 (one clear line, not a traceback)
-        print(
-            f"inspect_module: cannot build the model from {argv[0]}: {one_line(error)}",
-            file=sys.stderr,
-        )
-        return 1
+        args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+        for target in filter(None, (args.target, args.inputs)):
+            if ":" not in target:
+                parser.error(
+                    f"{target!r} is not FILE:FUNCTION, e.g. my_model.py:build_model"
+                )
+    except (
+        SystemExit
+    ) as stop:  # argparse's usage message is printed: the status, returned
+        return stop.code
+    built = {}
+    for what, target, load in (
+        ("model", args.target, load_model),
+        ("inputs", args.inputs, load_inputs),
+    ):
+        try:
+            built[what] = None if target is None else load(target)
+        except (Exception, SystemExit) as error:  # noqa: BLE001 (one line, no traceback)
+            print(
+                f"inspect_module: cannot build the {what} from {target}: {one_line(error)}",
+                file=sys.stderr,
+            )
+            return 1
+    model, inputs = built["model"], built["inputs"]
     try:
-        report = inspect_module(model)
+        report = inspect_module(model, inputs)
     except Exception as error:  # noqa: BLE001 (one clear line, not a traceback)
         print(
-            f"inspect_module: cannot inspect the model from {argv[0]}: {one_line(error)}",
+            f"inspect_module: cannot inspect the model from {args.target}: {one_line(error)}",
             file=sys.stderr,
         )
         return 1
-    report.forward_hint = (
-        "call inspect_module(model, example_inputs) in Python, or run `inside-nn inspect` "
-        "with --inputs"
-    )
+    report.forward_hint = "add --inputs FILE:FUNCTION to run them"
     print(report)
     return 0
 

@@ -934,13 +934,52 @@ def test_the_download_is_a_command_from_another_folder(tmp_path, model_folder):
     assert bad.stderr.startswith("inspect_module: cannot build the model from ")
 
 
+def test_the_download_runs_the_forward_checks_on_the_readers_inputs(
+    model_folder, monkeypatch, capsys
+):
+    monkeypatch.chdir(model_folder)
+    (model_folder / "counting.py").write_text(
+        "import torch\n"
+        "class Counting(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.register_buffer('seen', torch.zeros(()))\n"
+        "    def forward(self, x):\n"
+        "        self.seen += 1\n"
+        "        return x\n"
+        "def build():\n"
+        "    return Counting()\n"
+        "def batch():\n"
+        "    return torch.ones(2)\n"
+        "def broken():\n"
+        "    raise ValueError('no data')\n"
+    )
+    assert main(["counting.py:build"]) == 0
+    without = capsys.readouterr().out
+    assert "forward changes state" not in without and "--inputs" in without
+    assert main(["counting.py:build", "--inputs", "counting.py:batch"]) == 0
+    assert "forward changes state · seen" in capsys.readouterr().out
+    assert main(["counting.py:build", "--inputs", "counting.py:broken"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err == (
+        "inspect_module: cannot build the inputs from counting.py:broken: "
+        "ValueError: no data\n"
+    )
+
+
 def test_the_download_exits_0_with_errors_found_and_2_on_wrong_usage(
     model_folder, monkeypatch, capsys
 ):
     monkeypatch.chdir(model_folder)
     assert main(["my_model.py:build_broken_model"]) == 0
     assert "ERROR   unregistered · experts[0]" in capsys.readouterr().out
-    for wrong in ([], ["no-colon"], ["a.py:f", "b.py:g"]):
+    for wrong in (
+        [],
+        ["no-colon"],
+        ["a.py:f", "b.py:g"],
+        ["a.py:f", "--inputs", "no-colon"],
+        ["a.py:f", "--inputs"],
+    ):
         assert main(wrong) == 2
         out, err = capsys.readouterr()
         assert out == "" and err.startswith("usage: python inspect_module.py")
