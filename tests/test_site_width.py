@@ -2,8 +2,9 @@
 
 A code output is the book's evidence: a line cut at the box's edge, to be read by scrolling
 sideways, hides the end of the sentence that matters (a report's finding, a loader's verdict). So
-on every chapter page, English and Korean, no element of a code output may scroll sideways
-(scrollWidth > clientWidth, 1 px of rounding allowed). Code *inputs* may scroll: they are code to
+on every chapter page, English and Korean, no line of a code output may be wider than its box in the
+font the page shows it in, wrapping aside (a URL alone on its line, an error's message and a
+checker's result excepted: the page wraps those), and no element of an output may scroll sideways. Code *inputs* may scroll: they are code to
 copy and run, and wrapping them would change what they show; the notebooks keep them short.
 
 One warm tab loads the pages one after another (no settling wait: the outputs are static HTML,
@@ -21,20 +22,31 @@ from site_helpers import HTML, Tab, served_site, site_pages
 LAPTOP = (1366, 900)
 CHAPTER_PAGES = [p for p in site_pages() if "notebooks" in p.split("/")]
 
-# Every element inside a code output that scrolls sideways: the output's first line, how much wider
-# its content is than its box, and the longest line it shows.
+# Every code output line wider than its box, measured in the font the page renders it in (so a
+# Hangul character, twice as wide as a Latin one, counts as the reader sees it), as if nothing wrapped:
+# book.css lets output text wrap so that what may be longer never scrolls (a URL on a line of its
+# own, torch's one-line error message, a checker's one-sentence result), and this test holds every
+# other line to the box. Plus any element of an output that scrolls sideways all the same.
 _WIDE_OUTPUTS_JS = """() => {
+  const canvas = document.createElement('canvas').getContext('2d');
+  const url = /^\\s*(see )?https?:\\/\\/\\S+$/;
   const wide = [];
   for (const out of document.querySelectorAll('.bd-article .cell_output')) {
-    let over = 0;
+    const checker = out.closest('.tag_exercise-check') !== null;
+    for (const pre of out.querySelectorAll('pre')) {
+      if (checker || pre.closest('.traceback')) continue;
+      const style = getComputedStyle(pre);
+      canvas.font = `${style.fontSize} ${style.fontFamily}`;
+      const room = pre.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      for (const line of pre.textContent.split('\\n')) {
+        const px = canvas.measureText(line).width;
+        if (px > room + 1 && !url.test(line))
+          wide.push({over_px: Math.round(px - room), chars: line.length, line: line.slice(0, 60)});
+      }
+    }
     for (const e of [out, ...out.querySelectorAll('*')]) {
       if (e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
-        over = Math.max(over, e.scrollWidth - e.clientWidth);
-    }
-    if (over > 0) {
-      const lines = out.innerText.split('\\n');
-      wide.push({over_px: over,
-                 longest: Math.max(...lines.map(l => l.length)), first: lines[0].slice(0, 60)});
+        wide.push({over_px: e.scrollWidth - e.clientWidth, scrolls: e.tagName});
     }
   }
   return wide;
@@ -68,5 +80,5 @@ def test_both_editions_have_chapter_pages():
 def test_no_code_output_is_wider_than_its_box(laptop, path):
     wide = laptop(path)
     assert wide == [], (
-        f"{len(wide)} output(s) scroll sideways at {LAPTOP[0]} px: {wide}"
+        f"{len(wide)} output line(s) wider than their box at {LAPTOP[0]} px: {wide}"
     )
