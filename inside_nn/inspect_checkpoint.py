@@ -1545,7 +1545,7 @@ def _what_else(f: _File, head: bytes) -> str:
     except UnicodeDecodeError:
         return f"{f.size} bytes in no format torch or safetensors reads (it starts with {bytes(head[:8])!r})"
     first = text.strip().splitlines()[0][:80] if text.strip() else ""
-    return f"a text file, {f.size} bytes, starting {first!r}: not a checkpoint"
+    return f"a text file, {f.size} bytes, starting {first!r}"
 
 
 def _special_file(path) -> str | None:

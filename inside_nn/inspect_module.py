@@ -1205,6 +1205,7 @@ def _forward_findings(model: nn.Module, example_inputs) -> list[Finding]:
     findings = []
     target, through = _forward_target(model)
     snapshot = _snapshot(model)
+    failed: list[str] = []  # the modes whose forward raised
     try:
         for mode in ("eval", "train"):
             article = "an" if mode == "eval" else "a"
@@ -1223,6 +1224,7 @@ def _forward_findings(model: nn.Module, example_inputs) -> list[Finding]:
                         f"the {mode}-mode forward{through} raised {one_line(error, 160)}",
                     )
                 )
+                failed.append(mode)
                 _restore(snapshot)
                 continue
             grouped = defaultdict(list)  # one finding per module and kind of change
@@ -1289,12 +1291,20 @@ def _forward_findings(model: nn.Module, example_inputs) -> list[Finding]:
     except BaseException:
         _restore(snapshot)
         raise
+    ran = [mode for mode in ("eval", "train") if mode not in failed]
+    done = (
+        "ran one eval-mode and one train-mode forward"
+        if len(ran) == 2
+        else f"ran one {ran[0]}-mode forward (the {failed[0]}-mode one raised)"
+        if ran
+        else "tried one eval-mode and one train-mode forward (both raised)"
+    )
     findings.append(
         _finding(
             "note",
             "forward",
             "",
-            f"ran one eval-mode and one train-mode forward{through} under torch.no_grad(); parameters, buffers, attributes "
+            f"{done}{through} under torch.no_grad(); parameters, buffers, attributes "
             "and the lists and dicts they hold, training flags and the random number generators were restored",
         )
     )

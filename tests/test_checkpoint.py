@@ -157,7 +157,7 @@ def test_load_newest_valid_skips_what_it_refuses_and_escapes_names(tmp_path, cap
     # each reason wrapped at 80 columns, continued on lines indented by 4
     assert capsys.readouterr().out.splitlines() == [
         r"skipping new.pt\nloaded old.pt: not a checkpoint: a text file, 10 bytes,",
-        r"    starting '\x1b[2Kforged': not a checkpoint",
+        r"    starting '\x1b[2Kforged'",
         "skipping diverged.pt: w (float32 1) holds 1 NaN of its 1 values: every output it",
         "    touches is non-finite (a diverged run saved, or damaged bytes)",
         "loaded old.pt",

@@ -60,6 +60,9 @@ MODEL_FILE = textwrap.dedent(
     def raising_inputs():
         raise ValueError("no batch here")
 
+    def long_inputs():
+        return torch.ones(3, 4, dtype=torch.long)
+
     not_a_function = 3
     """
 )
@@ -91,6 +94,16 @@ def test_inputs_run_one_forward(folder, capsys, inputs):
     assert "forward changes state · seen" in out and "NOTE    forward · (model)" in out
     assert "skipped" not in out
     assert fits_80_columns(out), out
+
+
+def test_a_forward_that_raises_is_not_said_to_have_run(folder, capsys):
+    status, out, err = inspect(
+        capsys, "my_model.py:build_model", "--inputs", "my_model.py:long_inputs"
+    )
+    assert status == 1 and out.count("ERROR   forward · (model)") == 2
+    note = out.split("NOTE    forward · (model)")[1].split("\n")[1]
+    assert "tried one eval-mode and one train-mode forward (both raised)" in note
+    assert "ran one" not in out
 
 
 def test_without_inputs_the_report_says_the_forward_checks_were_skipped(folder, capsys):

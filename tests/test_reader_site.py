@@ -14,7 +14,6 @@ import pytest
 from conftest import ROOT
 from test_reader_notebooks import (
     IDS,
-    LINK,
     SOURCES,
     convert,
     converters,
@@ -41,8 +40,10 @@ def test_every_link_of_a_reader_notebook_leads_to_a_built_page_and_anchor(
     for cell in reader["cells"]:
         if cell["cell_type"] != "markdown":
             continue
-        for match in LINK.finditer(text(cell)):
-            url = match.group(1)
+        for match in re.finditer(
+            r"\]\((https?://[^)\s]+)\)|\b(?:href|src)=\"(https?://[^\"]+)\"", text(cell)
+        ):
+            url = match.group(1) or match.group(2)
             if not url.startswith(base):
                 continue
             page, _, anchor = url.removeprefix(base).partition("#")

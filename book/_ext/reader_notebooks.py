@@ -51,10 +51,11 @@ WORDS = {
         "solution_note": (
             "The reference solution follows, collapsed: try the exercise first. In JupyterLab,"
             " click a collapsed cell's \u2022\u2022\u2022 to show it; in Colab, double-click"
-            " its title. Its cells run as they are."
+            " its title. Its cells run as they are; run them to see what they print."
         ),
         "details": "Solution (explanation)",
-        "title": "#@title Solution to Exercise {number} (double-click to show the code)",
+        "title": "#@title Solution to Exercise {number}{part} (double-click to show the code)",
+        "part": ", cell {i} of {n}",
         "bibliography": "book/bibliography.html",
         "whole_file": "the whole file, on the book's site",
     },
@@ -65,10 +66,11 @@ WORDS = {
         "solution_note": (
             "아래는 접어 둔 참고 풀이입니다. 먼저 연습 문제를 풀어 보세요. JupyterLab에서는 접힌 셀의"
             " \u2022\u2022\u2022을 누르면, Colab에서는 제목을 두 번 클릭하면 코드가 보입니다. 셀은 그대로"
-            " 실행됩니다."
+            " 실행되고, 실행하면 출력이 보입니다."
         ),
         "details": "풀이 (설명)",
-        "title": "#@title 연습 문제 {number} 풀이 (두 번 클릭하면 코드가 보입니다)",
+        "title": "#@title 연습 문제 {number} 풀이{part} (두 번 클릭하면 코드가 보입니다)",
+        "part": ", 셀 {n}개 중 {i}번째",
         "bibliography": "book/ko/bibliography.html",
         "whole_file": "전체 파일, 책의 사이트에서",
     },
@@ -76,6 +78,8 @@ WORDS = {
 
 # A markdown link to a chapter notebook beside this one: ](03_lazy_modules.ipynb#anchor)
 CHAPTER_LINK = re.compile(r"\]\((?:\./)?(\d\d_\w+)\.ipynb(#[\w-]+)?\)")
+# An HTML link or image to a file beside the page: href="inspect_module.py"
+RELATIVE_HREF = re.compile(r'\b(href|src)="(?![a-z]+:|#|/)([^"]+)"')
 LABEL = re.compile(r"^\(([\w.-]+)\)=[ \t]*\n?", re.MULTILINE)
 HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*$", re.MULTILINE)
 OPENER = re.compile(r"^(:{3,}|`{3,})\{([\w-]+)\}[ \t]*(.*?)\s*$")
@@ -289,17 +293,41 @@ class Converter:
         stem, anchor = match.group(1), match.group(2) or ""
         return f"]({self.base}{page_of(stem, self.edition)}{anchor})"
 
+    def site_href(self, match: re.Match) -> str:
+        """An HTML link to a file beside the page (chapter 8's download), as the site's file."""
+        folder = page_of("x", self.edition).rsplit("/", 1)[0]
+        return f'{match.group(1)}="{self.base}{folder}/{match.group(2)}"'
+
     def prose(self, text: str, solution: str | None) -> str:
         """Markdown as plain markdown; inside a solution, folded under a <details>."""
         text = self.roles(self.directives(LABEL.sub("", text))).strip("\n")
         text = CHAPTER_LINK.sub(self.chapter_link, text)
+        text = RELATIVE_HREF.sub(self.site_href, text)
         if text and solution is not None:
             summary = self.words["details"]
             text = f"<details><summary>{summary}</summary>\n\n{text}\n\n</details>"
         return text
 
+    @staticmethod
+    def solution_parts(notebook: dict) -> dict[str, tuple[int, int]]:
+        """Each solution code cell's id -> (its place, how many code cells its solution has)."""
+        groups: list[list[str]] = []
+        inside = False
+        for cell in notebook["cells"]:
+            if cell["cell_type"] == "markdown":
+                for marker in MARKER.finditer("".join(cell["source"])):
+                    inside = marker.group(2) == "start"
+                    if inside:
+                        groups.append([])
+            elif inside:
+                groups[-1].append(cell["id"])
+        return {
+            cid: (i, len(ids)) for ids in groups for i, cid in enumerate(ids, start=1)
+        }
+
     def convert(self, notebook: dict) -> dict:
         nb = copy.deepcopy(notebook)
+        parts = self.solution_parts(nb)
         cells = []
         solution = None  # the exercise number while inside a solution
         for cell in nb["cells"]:
@@ -330,10 +358,14 @@ class Converter:
                 if "hide-input" in cell["metadata"].get("tags", []):
                     jupyter["source_hidden"] = True
                 if solution is not None:
+                    # Folded, and without its stored outputs: Colab's form view hides the code
+                    # but shows outputs, and a solution's outputs are its answer.
                     jupyter["source_hidden"] = True
-                    jupyter["outputs_hidden"] = True
                     cell["metadata"]["cellView"] = "form"
-                    title = self.words["title"].format(number=solution)
+                    cell["outputs"], cell["execution_count"] = [], None
+                    i, n = parts[cell["id"]]
+                    part = self.words["part"].format(i=i, n=n) if n > 1 else ""
+                    title = self.words["title"].format(number=solution, part=part)
                     cell["source"] = f"{title}\n{source}"
                 if not jupyter:
                     del cell["metadata"]["jupyter"]
