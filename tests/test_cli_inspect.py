@@ -100,7 +100,7 @@ def test_a_forward_that_raises_is_not_said_to_have_run(folder, capsys):
     status, out, err = inspect(
         capsys, "my_model.py:build_model", "--inputs", "my_model.py:long_inputs"
     )
-    assert status == 1 and out.count("ERROR   forward · (model)") == 2
+    assert (status, err) == (1, "") and out.count("ERROR   forward · (model)") == 2
     note = out.split("NOTE    forward · (model)")[1].split("\n")[1]
     assert "tried one eval-mode and one train-mode forward (both raised)" in note
     assert "ran one" not in out
