@@ -1096,7 +1096,7 @@ def check_param_groups(param_groups):
         have_rest = {mine.get(id(p), "?") for p in rest}
         everything = decay + rest
         if len(set(_ids(everything))) != len(everything):
-            return f"✗ on {label}: a parameter appears twice (a tied weight is one Parameter under two names); AdamW refuses that: iterate model.parameters(), which yields it once."
+            return f"✗ on {label}: a parameter appears twice (a tied weight is one Parameter under two names); AdamW only warns, then steps it twice per step(): iterate model.parameters(), which yields it once."
         frozen = sorted(mine.get(id(p), "?") for p in everything if not p.requires_grad)
         if frozen:
             return f"✗ on {label}: {frozen[0]} is frozen (requires_grad=False); leave frozen parameters out."
