@@ -2212,14 +2212,28 @@ class _Inspection:
                 misaligned.append((record, entry))
         if compressed:
             record, entry, ts = compressed[0]
+            # mmap=True slices the mapped file at the record's offset for its inflated size: past the end of the
+            # file the slice is short and the load raises; inside it, the compressed bytes become the values.
+            past = [
+                r
+                for r, e, views_r in compressed
+                if info[r][1] + (views_r[0].storage_numel or 0) * views_r[0].itemsize
+                > self.f.size
+            ]
+            mapped = (
+                f"raises, since {past[0]} declares more bytes than the file holds after its offset (RuntimeError: "
+                "Trying to resize storage that is not resizable); where they fit, it loads garbage without an error"
+                if past
+                else "loads garbage without an error, since the declared bytes fit inside the file"
+            )
             self.add(
                 "error",
                 "compressed record",
                 record,
                 f"{len(compressed)} storage record(s) are compressed ({_names(r for r, _, _ in compressed)}; "
                 f"{record}: method {entry.method}, {_mib(entry.csize)} for {_mib(entry.usize)}): torch.load "
-                "inflates them, but torch.load(mmap=True) maps the compressed bytes as the tensors' values and "
-                "loads garbage without an error. torch.save never compresses: the archive was rewritten by another "
+                "inflates them, but torch.load(mmap=True) reads the compressed bytes as the tensors' values: here "
+                f"it {mapped}. torch.save never compresses: the archive was rewritten by another "
                 "tool (re-zipped?); re-save it with torch.save",
             )
         if misaligned:

@@ -1088,6 +1088,46 @@ def test_malformed_archives(saved, tmp_path):
     ), text(report)
 
 
+def test_compressed_record_says_what_mmap_does(tmp_path):
+    """torch.load(mmap=True) reads a compressed record's bytes for its declared size: it raises where they run
+    past the end of the file, and loads wrong values without an error where they fit. The report says which."""
+
+    def mmap_load(path):
+        try:
+            return torch.load(path, weights_only=True, mmap=True)
+        except RuntimeError as error:
+            return error
+
+    # one deflated record of 1 MiB of zeros: its declared bytes run past the end of the small file
+    torch.save({"w": torch.zeros(2**18)}, tmp_path / "zeros.pt")
+    rezip(tmp_path / "zeros.pt", tmp_path / "bomb.pt", zipfile.ZIP_DEFLATED)
+    # a small deflated record followed by a large stored one: its declared bytes fit inside the file
+    torch.save(
+        {"small": torch.arange(64.0), "big": torch.ones(2**16)}, tmp_path / "two.pt"
+    )
+    with (
+        zipfile.ZipFile(tmp_path / "two.pt") as src,
+        zipfile.ZipFile(tmp_path / "mixed.pt", "w") as dst,
+    ):
+        for info in src.infolist():
+            deflate = info.filename.endswith("data/0")
+            dst.writestr(
+                info.filename,
+                src.read(info),
+                zipfile.ZIP_DEFLATED if deflate else zipfile.ZIP_STORED,
+            )
+    raised = mmap_load(tmp_path / "bomb.pt")
+    assert "not resizable" in str(raised)
+    message = inspect_checkpoint(tmp_path / "bomb.pt").of_kind("compressed record")
+    assert "here it raises" in message[0].message, message
+    loaded = mmap_load(tmp_path / "mixed.pt")
+    assert not torch.equal(
+        loaded["small"], torch.arange(64.0)
+    )  # no error, wrong values
+    message = inspect_checkpoint(tmp_path / "mixed.pt").of_kind("compressed record")
+    assert "here it loads garbage without an error" in message[0].message, message
+
+
 def test_malformed_safetensors(tmp_path):
     cases = {
         "short": b"\x05\x00\x00",
