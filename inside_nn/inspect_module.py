@@ -16,6 +16,7 @@ import dis
 import functools
 import importlib.util
 import os
+import random
 import sys
 import textwrap
 import types
@@ -285,24 +286,47 @@ def _join(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
 
 
+def _plain_object(value) -> bool:
+    """An instance of a class of the user's or a library's (not torch's, not the standard library's) that keeps
+    its attributes in `__dict__`: a KV cache object (gpt-fast's KVCache, a Hugging Face Cache), a config."""
+    if isinstance(
+        value,
+        type
+        | types.ModuleType
+        | types.FunctionType
+        | types.MethodType
+        | types.BuiltinFunctionType
+        | functools.partial
+        | nn.Module
+        | torch.Tensor
+        | torch.Generator,
+    ) or not isinstance(_try(lambda: vars(value)), dict):
+        return False
+    top = (getattr(type(value), "__module__", None) or "builtins").partition(".")[0]
+    return top != "torch" and top not in sys.stdlib_module_names
+
+
 def _record(value) -> bool:
-    """A dataclass instance or a SimpleNamespace: an object whose fields are its content."""
+    """A dataclass instance, a SimpleNamespace or a plain object (see _plain_object): an object whose
+    attributes are its content."""
     if isinstance(value, types.SimpleNamespace):
         return True
-    return dataclasses.is_dataclass(value) and not isinstance(
+    if dataclasses.is_dataclass(value) and not isinstance(
         value, type | nn.Module | torch.Tensor
-    )
+    ):
+        return True
+    return _plain_object(value)
 
 
 def _fields(value) -> dict:
-    if isinstance(value, types.SimpleNamespace):
-        return dict(vars(value))
-    return {f.name: getattr(value, f.name, None) for f in dataclasses.fields(value)}
+    if dataclasses.is_dataclass(value):
+        return {f.name: getattr(value, f.name, None) for f in dataclasses.fields(value)}
+    return dict(vars(value))
 
 
 def _items(value):
     """(label, item) for what a plain container holds (lists, tuples, deques, dicts, sets, dataclass
-    instances, SimpleNamespaces); None for anything else."""
+    instances, SimpleNamespaces, plain objects' attributes); None for anything else."""
     if isinstance(value, list | tuple | deque):
         return [(f"[{i}]", item) for i, item in enumerate(value)]
     if isinstance(value, dict):
@@ -552,6 +576,22 @@ def _plain_findings(
 ) -> tuple[list[Finding], list]:
     """Plain attributes: tensors, Parameters and modules nn.Module does not know about anywhere in the model."""
     findings, tensors, seen = [], [], set()
+    buffers = {id(t): path for path, t in _named_tensors(model, "_buffers")}
+    for prefix, module in _named_modules(model):
+        derived = _hook_outputs(module)
+        for name, value in vars(module).items():
+            if id(value) in buffers and name not in _INTERNAL and name not in derived:
+                findings.append(
+                    _finding(
+                        "warning",
+                        "plain attribute",
+                        _join(prefix, name),
+                        f"plain attribute holding buffer {buffers[id(value)]} itself: .to(), .half() and "
+                        "load_state_dict(assign=True) put a new tensor in the buffer and leave this name "
+                        "with the old one, in the old dtype and device; read the buffer, or register a "
+                        "second buffer",
+                    )
+                )
     for prefix, _, name, value, items in _plain_attributes(model, registered):
         contained = _items(value) is not None
         holder = f"a plain {type(value).__name__}" if contained else "a plain attribute"
@@ -770,8 +810,9 @@ def _state_findings(model: nn.Module) -> tuple[list[Finding], list[dict]]:
                     "warning",
                     "lazy",
                     prefix,
-                    f"lazy {type(module).__name__} not materialized yet: run one forward (a dry run) before counting "
-                    "parameters, building the optimizer or wrapping in DDP",
+                    f"lazy {type(module).__name__} not materialized yet: run one forward (a dry run) before "
+                    "anything reads shapes: counting parameters, an init function, DDP and Adagrad raise "
+                    "(SGD and Adam built before are fine: the dry run fills the same Parameters)",
                 )
             )
         elif isinstance(module, nn.MultiheadAttention):
@@ -904,7 +945,7 @@ def _non_finite(t: torch.Tensor) -> str | None:
 
 def _containers(value, depth: int = 0):
     """The mutable containers inside an attribute value (lists, deques, dicts, sets, dataclass instances,
-    SimpleNamespaces), with a shallow copy of each."""
+    SimpleNamespaces, plain objects), with a shallow copy of each."""
     if depth >= 3 or isinstance(value, torch.Tensor | nn.Module):
         return
     if isinstance(value, list | deque):
@@ -929,7 +970,10 @@ def _put_items(container, items) -> None:
     elif isinstance(container, dict | set):
         container.clear()
         container.update(items)
-    else:  # a dataclass instance or a SimpleNamespace (frozen dataclasses too)
+    else:  # a dataclass instance, a SimpleNamespace (frozen dataclasses too) or a plain object
+        if not dataclasses.is_dataclass(container):  # drop what the forward added
+            for name in vars(container).keys() - items.keys():
+                vars(container).pop(name, None)
         for name, item in items.items():
             if getattr(container, name, _MISSING) is not item:
                 _try(
@@ -939,9 +983,23 @@ def _put_items(container, items) -> None:
                 )
 
 
+def _numpy():
+    """NumPy, where it is installed (this file needs only torch)."""
+    try:
+        import numpy
+    except ImportError:
+        return None
+    return numpy
+
+
 def _rng_states():
-    """Every random number generator a forward can draw from: the CPU's and the accelerators' in use."""
+    """The global random states a forward can draw from: torch's (the CPU's and the accelerators' in use),
+    Python's `random` (LayerDrop draws from it) and NumPy's legacy global one."""
     states = [(torch.set_rng_state, torch.get_rng_state())]
+    states.append((random.setstate, random.getstate()))
+    numpy = _numpy()
+    if numpy is not None:
+        states.append((numpy.random.set_state, numpy.random.get_state()))
     if torch.cuda.is_initialized():
         states.append((torch.cuda.set_rng_state_all, torch.cuda.get_rng_state_all()))
     if torch.backends.mps.is_available():
@@ -1305,7 +1363,8 @@ def _forward_findings(model: nn.Module, example_inputs) -> list[Finding]:
             "forward",
             "",
             f"{done}{through} under torch.no_grad(); parameters, buffers, attributes "
-            "and the lists and dicts they hold, training flags and the random number generators were restored",
+            "and what they hold (lists, dicts, objects, 3 levels deep), training flags and the random states "
+            f"of torch, Python's random{' and NumPy' if _numpy() else ''} were restored",
         )
     )
     return findings
@@ -1316,7 +1375,7 @@ def inspect_module(model: nn.Module, example_inputs=None) -> Report:
 
     example_inputs (a tensor, a tuple of positional arguments or a dict of keyword arguments): run one
     eval-mode and one train-mode forward under torch.no_grad() and report the state they change; the model and
-    the global RNG are restored afterwards."""
+    the global random states of torch, Python's random and NumPy are restored afterwards."""
     findings, buffers = _state_findings(model)
     if example_inputs is not None:
         findings += _forward_findings(model, example_inputs)

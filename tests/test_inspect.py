@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import random
 import subprocess
 import sys
 import warnings
@@ -399,10 +400,6 @@ def _fx_traced() -> nn.Module:
 
 
 ALIASES = {
-    "rotary inv_freq": (
-        _RotaryEmbedding,
-        lambda: (torch.ones(1, 3, 8), torch.arange(3)[None]),
-    ),
     "detectron2 lists": (
         _FPN,
         lambda: ({"res2": torch.randn(1, 4, 8, 8), "res3": torch.randn(1, 8, 4, 4)},),
@@ -423,6 +420,78 @@ def test_a_container_of_registered_objects_is_no_finding(name, with_inputs):
     report = inspect_module(build(), example() if with_inputs else None)
     assert not _kinds(report) & NOT_ON_ALIASES, str(report)
     assert not report.of_kind("unregistered"), str(report)
+
+
+@pytest.mark.parametrize("with_inputs", [False, True], ids=["state", "forward"])
+def test_a_plain_attribute_holding_a_buffer_itself_is_warned_about(with_inputs):
+    """Hugging Face's rotary embedding keeps `original_inv_freq = self.inv_freq`: .to() puts a new tensor in
+    the buffer and leaves the attribute with the old one."""
+    rotary = _RotaryEmbedding()
+    inputs = (torch.ones(1, 3, 8), torch.arange(3)[None]) if with_inputs else None
+    report = inspect_module(rotary, inputs)
+    (alias,) = report.of_kind("plain attribute")
+    assert alias.path == "original_inv_freq" and "buffer inv_freq" in alias.message
+    assert not report.of_kind("forward changes state") and not _kinds(report, "error")
+    rotary.to(torch.float64)
+    assert rotary.inv_freq.dtype == torch.float64
+    assert rotary.original_inv_freq.dtype == torch.float32  # what the warning says
+
+
+def test_a_tensor_in_a_plain_object_is_reported_and_restored():
+    """A KV cache held in a plain object (gpt-fast's KVCache, a Hugging Face Cache): .to() skips it, state_dict
+    lacks it, and the forward's writes into it are undone."""
+
+    class KVCache:
+        def __init__(self):
+            self.k = torch.zeros(1, 16, 8)
+            self.steps = [torch.zeros(1)]
+
+    class Attention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(8, 8)
+            self.cache = KVCache()
+
+        def forward(self, x):
+            self.cache.k[:, : x.shape[1]] = x
+            self.cache.steps.append(x.sum())
+            self.cache.extra = x  # a new attribute on the object
+            return self.proj(x)
+
+    model = Attention()
+    cache, k, steps = model.cache, model.cache.k, list(model.cache.steps)
+    report = inspect_module(model, torch.ones(1, 3, 8))
+    assert _paths(report, "plain attribute") == ["cache.k", "cache.steps[0]"]
+    assert _paths(report, "forward changes state") == ["cache", "cache"]
+    assert model.cache is cache and model.cache.k is k and bool((k == 0).all())
+    assert model.cache.steps == steps and not hasattr(model.cache, "extra")
+    model.to(torch.float64)
+    assert model.cache.k.dtype == torch.float32 and "cache.k" not in model.state_dict()
+
+
+def test_python_and_numpy_random_states_are_restored():
+    """LayerDrop (Hugging Face's Bart, Wav2Vec2) draws from Python's random; other code from NumPy's."""
+    np = pytest.importorskip("numpy")
+
+    class LayerDrop(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList(nn.Linear(2, 2) for _ in range(3))
+
+        def forward(self, x):
+            for layer in self.layers:
+                if not (self.training and random.random() < 0.5):
+                    x = layer(x)
+            return x + float(np.random.rand())
+
+    random.seed(0)
+    np.random.seed(0)
+    python_state, numpy_state = random.getstate(), np.random.get_state()
+    report = inspect_module(LayerDrop(), torch.ones(1, 2))
+    assert random.getstate() == python_state
+    assert np.array_equal(np.random.get_state()[1], numpy_state[1])
+    (note,) = report.of_kind("forward")
+    assert "torch, Python's random and NumPy were restored" in note.message
 
 
 @pytest.fixture
@@ -767,6 +836,25 @@ def test_no_kind_of_tensor_makes_it_crash(kind):
     assert non_finite == expected, kind
 
 
+def test_the_lazy_finding_says_which_optimizers_fail_before_the_dry_run():
+    """SGD and Adam built before the dry run train the filled-in Parameters; Adagrad makes its state at
+    construction and raises, as does counting parameters."""
+    (finding,) = inspect_module(nn.LazyLinear(3)).of_kind("lazy")
+    assert "Adagrad raise" in finding.message and "SGD and Adam" in finding.message
+    for optimizer in (torch.optim.SGD, torch.optim.Adam):
+        model = nn.LazyLinear(3)
+        built_before = optimizer(model.parameters(), lr=0.1)
+        model(torch.randn(2, 5)).sum().backward()
+        weight = model.weight.detach().clone()
+        built_before.step()
+        assert built_before.param_groups[0]["params"][0] is model.weight
+        assert not torch.equal(weight, model.weight)
+    with pytest.raises(ValueError, match="uninitialized parameter"):
+        torch.optim.Adagrad(nn.LazyLinear(3).parameters())
+    with pytest.raises(ValueError, match="uninitialized parameter"):
+        sum(p.numel() for p in nn.LazyLinear(3).parameters())
+
+
 def test_a_lazy_model_before_its_dry_run():
     model = nn.Sequential(nn.LazyConv2d(4, 3), nn.LazyBatchNorm2d(), nn.LazyLinear(2))
     report = inspect_module(model, torch.randn(1, 3, 5, 5))
@@ -861,7 +949,7 @@ def test_the_download_is_the_module_file():
         if line.startswith(("import ", "from "))
     ]
     allowed = {"torch", "dataclasses", "dis", "functools", "importlib.util", "os"}
-    allowed |= {"sys", "textwrap", "types", "weakref", "collections"}
+    allowed |= {"random", "sys", "textwrap", "types", "weakref", "collections"}
     assert set(imports) <= allowed, (
         "the download needs only torch and the standard library"
     )
