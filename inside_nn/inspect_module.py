@@ -299,11 +299,23 @@ def _plain_object(value) -> bool:
         | functools.partial
         | nn.Module
         | torch.Tensor
-        | torch.Generator,
-    ) or not isinstance(_try(lambda: vars(value)), dict):
+        | torch.Generator
+        | random.Random,
+    ) or not (isinstance(_try(lambda: vars(value)), dict) or _slots(value)):
         return False
     top = (getattr(type(value), "__module__", None) or "builtins").partition(".")[0]
     return top != "torch" and top not in sys.stdlib_module_names
+
+
+def _slots(value) -> tuple:
+    """The `__slots__` names an object's classes declare (not `__dict__` or `__weakref__`)."""
+    names = []
+    for klass in type(value).__mro__:
+        declared = vars(klass).get("__slots__", ())
+        for name in (declared,) if isinstance(declared, str) else declared:
+            if name not in ("__dict__", "__weakref__") and name not in names:
+                names.append(name)
+    return tuple(names)
 
 
 def _record(value) -> bool:
@@ -321,7 +333,13 @@ def _record(value) -> bool:
 def _fields(value) -> dict:
     if dataclasses.is_dataclass(value):
         return {f.name: getattr(value, f.name, None) for f in dataclasses.fields(value)}
-    return dict(vars(value))
+    fields = {
+        name: getattr(value, name)
+        for name in _slots(value)
+        if _try(lambda name=name: hasattr(value, name), False)
+    }
+    fields.update(_try(lambda: vars(value), {}))
+    return fields
 
 
 def _items(value):
@@ -338,13 +356,37 @@ def _items(value):
     return None
 
 
-def _found_in(value, where: str, kind: type | tuple, depth: int = 0):
+_DEEP = 10  # how many levels of containers and objects the walk of an attribute's value goes down
+
+
+def _walk(value, where: str, cut: list | None = None):
+    """(where, item) for an attribute value and all its containers hold, breadth-first, so that each object
+    comes once, under its shortest path (a cycle cannot lengthen it), down to _DEEP levels; the paths of the
+    containers it stops at go to `cut`."""
+    seen, level = set(), [(where, value)]
+    for depth in range(_DEEP + 1):
+        below = []
+        for path, item in level:
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+            yield path, item
+            if isinstance(item, torch.Tensor | nn.Module):
+                continue
+            inner = _items(item)
+            if inner and depth == _DEEP:
+                if cut is not None:
+                    cut.append(path)
+            elif inner:
+                below += [(f"{path}{label}", x) for label, x in inner]
+        if not below:
+            return
+        level = below
+
+
+def _found_in(value, where: str, kind: type | tuple, cut: list | None = None):
     """(where, item) for every `kind` in a plain attribute value, looking into the containers it holds."""
-    if isinstance(value, kind):
-        yield where, value
-    elif depth < 3 and not isinstance(value, torch.Tensor | nn.Module):
-        for label, item in _items(value) or ():
-            yield from _found_in(item, f"{where}{label}", kind, depth + 1)
+    return ((w, x) for w, x in _walk(value, where, cut) if isinstance(x, kind))
 
 
 def _tensors_in(value, where: str):
@@ -576,7 +618,15 @@ def _plain_findings(
 ) -> tuple[list[Finding], list]:
     """Plain attributes: tensors, Parameters and modules nn.Module does not know about anywhere in the model."""
     findings, tensors, seen = [], [], set()
-    buffers = {id(t): path for path, t in _named_tensors(model, "_buffers")}
+    buffers = {  # id -> (path, persistent)
+        id(t): (
+            _join(prefix, name),
+            name not in vars(m).get("_non_persistent_buffers_set", ()),
+        )
+        for prefix, m in _named_modules(model)
+        for name, t in _entries(m, "_buffers").items()
+        if t is not None
+    }
     for prefix, module in _named_modules(model):
         derived = _hook_outputs(module)
         for name, value in vars(module).items():
@@ -586,10 +636,14 @@ def _plain_findings(
                         "warning",
                         "plain attribute",
                         _join(prefix, name),
-                        f"plain attribute holding buffer {buffers[id(value)]} itself: .to(), .half() and "
-                        "load_state_dict(assign=True) put a new tensor in the buffer and leave this name "
-                        "with the old one, in the old dtype and device; read the buffer, or register a "
-                        "second buffer",
+                        f"plain attribute holding buffer {buffers[id(value)][0]} itself: "
+                        + (
+                            ".to(), .half() and load_state_dict(assign=True) put"
+                            if buffers[id(value)][1]
+                            else ".to() and .half() put"
+                        )
+                        + " a new tensor in the buffer and leave this name with the old one, in the old "
+                        "dtype and device; read the buffer, or register a second buffer",
                     )
                 )
     for prefix, _, name, value, items in _plain_attributes(model, registered):
@@ -943,21 +997,20 @@ def _non_finite(t: torch.Tensor) -> str | None:
     return "±inf" if has_inf else None
 
 
-def _containers(value, depth: int = 0):
+def _containers(value, cut: list | None = None, where: str = ""):
     """The mutable containers inside an attribute value (lists, deques, dicts, sets, dataclass instances,
     SimpleNamespaces, plain objects), with a shallow copy of each."""
-    if depth >= 3 or isinstance(value, torch.Tensor | nn.Module):
-        return
-    if isinstance(value, list | deque):
-        yield value, list(value)
-    elif isinstance(value, dict):
-        yield value, dict(value)
-    elif isinstance(value, set):
-        yield value, set(value)
-    elif _record(value):
-        yield value, _fields(value)
-    for _, item in _items(value) or ():
-        yield from _containers(item, depth + 1)
+    for _, item in _walk(value, where, cut):
+        if isinstance(item, torch.Tensor | nn.Module):
+            continue
+        if isinstance(item, list | deque):
+            yield item, list(item)
+        elif isinstance(item, dict):
+            yield item, dict(item)
+        elif isinstance(item, set):
+            yield item, set(item)
+        elif _record(item):
+            yield item, _fields(item)
 
 
 def _put_items(container, items) -> None:
@@ -972,8 +1025,8 @@ def _put_items(container, items) -> None:
         container.update(items)
     else:  # a dataclass instance, a SimpleNamespace (frozen dataclasses too) or a plain object
         if not dataclasses.is_dataclass(container):  # drop what the forward added
-            for name in vars(container).keys() - items.keys():
-                vars(container).pop(name, None)
+            for name in _fields(container).keys() - items.keys():
+                _try(lambda name=name: object.__delattr__(container, name))
         for name, item in items.items():
             if getattr(container, name, _MISSING) is not item:
                 _try(
@@ -1007,6 +1060,51 @@ def _rng_states():
     return states
 
 
+def _generator_kinds() -> tuple:
+    """The random number generators a model can hold: torch's, Python's and NumPy's (where installed)."""
+    numpy = _numpy()
+    found = (torch.Generator, random.Random)
+    if numpy is not None:
+        found += (numpy.random.Generator, numpy.random.RandomState)
+    return found
+
+
+def _generator_state(g):
+    """A copy of a generator's state, or None where it has none to read (random.SystemRandom)."""
+    if isinstance(g, torch.Generator):
+        return g.get_state()
+    if isinstance(g, random.Random):
+        return _try(g.getstate)
+    if hasattr(g, "bit_generator"):  # a NumPy Generator
+        return g.bit_generator.state  # a new dict each read
+    return _try(lambda: g.get_state(legacy=False))  # a NumPy RandomState
+
+
+def _set_generator_state(g, state) -> None:
+    if isinstance(g, torch.Generator):
+        g.set_state(state)
+    elif isinstance(g, random.Random):
+        g.setstate(state)
+    elif hasattr(g, "bit_generator"):
+        g.bit_generator.state = state
+    else:
+        g.set_state(state)
+
+
+def _equal_states(a, b) -> bool:
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return torch.equal(a, b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_equal_states(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(
+            _equal_states(x, y) for x, y in zip(a, b, strict=True)
+        )
+    if hasattr(a, "shape") and hasattr(b, "shape"):  # NumPy arrays
+        return bool(_numpy().array_equal(a, b))
+    return bool(a == b)
+
+
 def _copy(t: torch.Tensor):
     """A copy of a tensor's values to compare and restore, or None where it has none to copy."""
     if _lazy(t) or _is_meta(t):
@@ -1025,24 +1123,30 @@ def _snapshot(model: nn.Module):
         )
         for _, m in _named_modules(model)
     ]
-    values, containers, generators = {}, {}, {}
+    values, containers, generators, cut = {}, {}, {}, []
+    paths = {id(m): p for p, m in _named_modules(model)}
     for module, attrs, params, bufs, _ in saved:
         tensors = [*params.values(), *bufs.values()]
         for name, value in attrs.items():
             if name not in _INTERNAL:
                 tensors += [t for _, t in _tensors_in(value, name)]
+                where = _join(paths.get(id(module), "?"), name)
                 containers.update(
-                    (id(c), (c, items)) for c, items in _containers(value)
+                    (id(c), (c, items)) for c, items in _containers(value, cut, where)
                 )
                 generators.update(
-                    (id(g), (g, g.get_state()))
-                    for _, g in _found_in(value, name, torch.Generator)
+                    (id(g), (g, _generator_state(g)))
+                    for _, g in _found_in(value, name, _generator_kinds())
                 )
         for t in tensors:
             if t is not None and id(t) not in values:
                 values[id(t)] = (t, _copy(t))
-    rng = _rng_states() + [(g.set_state, state) for g, state in generators.values()]
-    return saved, values, containers, rng, _Registered(model), generators
+    generators = {k: v for k, v in generators.items() if v[1] is not None}
+    rng = _rng_states() + [
+        (functools.partial(_set_generator_state, g), state)
+        for g, state in generators.values()
+    ]
+    return saved, values, containers, rng, _Registered(model), generators, cut
 
 
 def _put_back(tensor: torch.Tensor, copy: torch.Tensor) -> None:
@@ -1057,7 +1161,7 @@ def _put_back(tensor: torch.Tensor, copy: torch.Tensor) -> None:
 
 
 def _restore(snapshot) -> None:
-    saved, values, containers, rng, _, _ = snapshot
+    saved, values, containers, rng, *_ = snapshot
     for module, attrs, params, bufs, children in saved:
         module.__dict__.clear()
         module.__dict__.update(attrs)
@@ -1136,7 +1240,7 @@ def _changes(snapshot, model: nn.Module) -> list[tuple[str, str, str]]:
     created, and each torch.Generator attribute it drew from.
     Plain attributes that only hold again what the model registers (aliases), and attributes a forward pre-hook
     recomputes, are not state of their own: a change to a registered buffer is reported under the buffer."""
-    saved, values, containers, _, registered, generators = snapshot
+    saved, values, containers, _, registered, generators, _ = snapshot
     paths = {id(m): p for p, m in _named_modules(model)}
     held = frozenset(  # what attributes hold directly now: a list of them again is an alias
         id(value)
@@ -1178,9 +1282,9 @@ def _changes(snapshot, model: nn.Module) -> list[tuple[str, str, str]]:
             )
             drawn = [
                 g
-                for _, g in _found_in(value, name, torch.Generator)
+                for _, g in _found_in(value, name, _generator_kinds())
                 if id(g) in generators
-                and not torch.equal(g.get_state(), generators[id(g)][1])
+                and not _equal_states(_generator_state(g), generators[id(g)][1])
             ]
             if drawn:
                 changed.append((prefix, name, "generator advanced"))
@@ -1322,7 +1426,8 @@ def _forward_findings(model: nn.Module, example_inputs) -> list[Finding]:
                     )
                 elif what == "generator advanced":
                     message = (
-                        f"a torch.Generator the {mode}-mode forward draws from: its state is not in state_dict, "
+                        f"a random number generator the {mode}-mode forward draws from: its state is not in "
+                        "state_dict, "
                         "so a resumed run draws other numbers, and each DDP rank draws its own"
                     )
                 elif what.startswith("attribute of a module with extra state"):
@@ -1349,7 +1454,22 @@ def _forward_findings(model: nn.Module, example_inputs) -> list[Finding]:
     except BaseException:
         _restore(snapshot)
         raise
+    cut = snapshot[-1]
+    if cut:
+        shown = ", ".join(cut[:3]) + (", ..." if len(cut) > 3 else "")
+        findings.append(
+            _finding(
+                "note",
+                "forward",
+                "",
+                f"the walk of attributes stopped {_DEEP} levels down, at {shown}: what is held below "
+                "there is neither checked nor restored",
+            )
+        )
     ran = [mode for mode in ("eval", "train") if mode not in failed]
+    rngs = (
+        "torch, Python's random and NumPy" if _numpy() else "torch and Python's random"
+    )
     done = (
         "ran one eval-mode and one train-mode forward"
         if len(ran) == 2
@@ -1363,8 +1483,9 @@ def _forward_findings(model: nn.Module, example_inputs) -> list[Finding]:
             "forward",
             "",
             f"{done}{through} under torch.no_grad(); parameters, buffers, attributes "
-            "and what they hold (lists, dicts, objects, 3 levels deep), training flags and the random states "
-            f"of torch, Python's random{' and NumPy' if _numpy() else ''} were restored",
+            f"and what they hold (lists, dicts, objects, {_DEEP} levels deep), training flags, the random "
+            "generators the model holds and the global random states of "
+            f"{rngs} were restored",
         )
     )
     return findings

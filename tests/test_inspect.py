@@ -9,6 +9,7 @@ publishes that file, byte for byte, next to the chapter's page (`make book`).
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import math
 import random
@@ -492,6 +493,150 @@ def test_python_and_numpy_random_states_are_restored():
     assert np.array_equal(np.random.get_state()[1], numpy_state[1])
     (note,) = report.of_kind("forward")
     assert "torch, Python's random and NumPy were restored" in note.message
+
+
+def test_without_numpy_the_note_names_torch_and_python(monkeypatch):
+    monkeypatch.setattr(inspect_source, "_numpy", lambda: None)
+    (note,) = inspect_module(nn.Linear(2, 2), torch.ones(1, 2)).of_kind("forward")
+    assert "states of torch and Python's random were restored" in note.message
+
+
+def test_a_cache_deep_in_containers_is_restored_and_reported():
+    """A Hugging Face-like cache four levels down (a dict, a Cache, its list of layers, a layer dataclass),
+    whose keys the forward replaces with torch.cat."""
+
+    @dataclasses.dataclass
+    class Layer:
+        keys: torch.Tensor
+
+    class Cache:
+        def __init__(self):
+            self.layers = [Layer(torch.zeros(0, 4))]
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+            self.holder = {"c": Cache()}
+
+        def forward(self, x):
+            layer = self.holder["c"].layers[0]
+            layer.keys = torch.cat([layer.keys, x])
+            return self.lin(x)
+
+    model = Model()
+    report = inspect_module(model, torch.ones(1, 4))
+    assert model.holder["c"].layers[0].keys.shape == (0, 4)
+    assert _paths(report, "forward changes state") == ["holder", "holder"]
+    assert _paths(report, "plain attribute") == ["holder['c'].layers[0].keys"]
+
+
+def test_where_the_walk_stops_is_said_and_not_claimed_restored():
+    deep = [torch.zeros(1)]
+    for _ in range(inspect_source._DEEP):
+        deep = [deep]
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.deep = deep
+
+        def forward(self, x):
+            return x
+
+    notes = inspect_module(Model(), torch.ones(1)).of_kind("forward")
+    (stop,) = [n for n in notes if "walk" in n.message]
+    assert "deep" + "[0]" * inspect_source._DEEP in stop.message
+    assert "neither checked nor restored" in stop.message
+
+
+def test_a_cycle_names_the_shortest_path():
+    class Holder:
+        def __init__(self):
+            self.me = self
+            self.t = torch.zeros(3)
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.o = Holder()
+
+        def forward(self, x):
+            self.o.t += 1
+            return x
+
+    model = Model()
+    report = inspect_module(model, torch.ones(1))
+    assert _paths(report, "plain attribute") == ["o.t"]
+    assert model.o.t.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_python_and_numpy_generators_the_model_holds_are_restored_and_noted():
+    np = pytest.importorskip("numpy")
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rng = random.Random(0)
+            self.held = {"np": np.random.default_rng(0)}
+
+        def forward(self, x):
+            return x + self.rng.random() + self.held["np"].random()
+
+    model = Model()
+    python_state = model.rng.getstate()
+    numpy_state = model.held["np"].bit_generator.state
+    report = inspect_module(model, torch.ones(1))
+    assert model.rng.getstate() == python_state
+    assert model.held["np"].bit_generator.state == numpy_state
+    changed = report.of_kind("forward changes state")
+    assert [f.path for f in changed] == ["(model): rng, held"] * 2
+
+    assert all("random number generator" in f.message for f in changed)
+
+
+def test_a_slots_object_holding_a_tensor_is_reported_and_restored():
+    class Data:
+        __slots__ = ("x", "y")
+
+        def __init__(self):
+            self.x = torch.zeros(2)
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.d = Data()
+
+        def forward(self, x):
+            self.d.x += 1
+            self.d.y = x  # a slot the forward fills
+            return x
+
+    model = Model()
+    report = inspect_module(model, torch.ones(1))
+    assert model.d.x.tolist() == [0.0, 0.0] and not hasattr(model.d, "y")
+    assert _paths(report, "plain attribute") == ["d.x"]
+    assert _paths(report, "forward changes state") == ["d", "d"]
+
+
+@pytest.mark.parametrize("persistent", [False, True])
+def test_the_alias_warning_names_assign_only_for_a_persistent_buffer(persistent):
+    """load_state_dict(assign=True) replaces only what is in state_dict: a non-persistent buffer (Hugging
+    Face's inv_freq) keeps its tensor, and the alias with it."""
+
+    class Rope(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("inv_freq", torch.ones(2), persistent=persistent)
+            self.original_inv_freq = self.inv_freq
+
+    (alias,) = inspect_module(Rope()).of_kind("plain attribute")
+    assert ("assign=True" in alias.message) == persistent
+    rope = Rope()
+    rope.load_state_dict(
+        {k: v.clone() for k, v in rope.state_dict().items()}, assign=True
+    )
+    assert (rope.original_inv_freq is rope.inv_freq) != persistent
 
 
 @pytest.fixture
