@@ -805,11 +805,11 @@ NAMES = set(
     Swin BEiT DeiT ResNet RoPE LayerNorm ReLU tanh Xavier Kaiming Adam AdamW Adagrad SGD NaN CI API
     ID URL JSON TCP RAM ANSI MathML Claude Gemini ImageNet README Ctrl Shift Enter TF32
     DistributedDataParallel Join dtype zip LLaMA BERT LoRA RMSNorm accelerate meta XLA DARTS NFS FUSE
-    s3fs gcsfuse inode Opus""",
+    s3fs gcsfuse inode Opus RNN GRU LSTM GAN TCN QR locuslab cos sin""",
     )
 )
 NAME_PATTERN = re.compile(
-    r"(?:b?float|u?int)\d+|GPT-[\w-]+|CRC(?:-\d+)?|SHA-\d+|ViT-\w+|d2l(?:-ko)?|"
+    r"(?:b?float|u?int)\d+|GPT-[\w-]+|ResNet-\d+|CRC(?:-\d+)?|SHA-\d+|ViT-\w+|d2l(?:-ko)?|"
     # model numbers of cards and APIs (A100, T4, FSDP2), advisories (CVE-2025-32434, GHSA-...)
     r"[A-Z]+\d+\w*|(?:CVE|GHSA)-[\w-]+|Claude-\d+|"
     # PyTorch's own subsystems, named as they are (the glossary keeps autograd); the name leaky ReLU
