@@ -276,8 +276,19 @@ HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*$", re.MULTILINE)
 HEADING_SENTENCE = re.compile(r"(?:다|는가|인가|까)[.?!]?$")
 
 
+# A quotation of a source stays verbatim, in the source's words: text inside quotation marks
+# (typographic “…” or, as the translations write them, "…" on one line) and block quotes (`> ` lines).
+QUOTATION = re.compile(r"“[^”]*”|\"[^\"\n]*\"|^[ \t]*>.*$", re.MULTILINE)
+
+
+def unquoted(text: str) -> str:
+    return QUOTATION.sub(" ", text)
+
+
 def style_problems(text: str) -> list[str]:
-    """Everything in one Korean text that the style sheet (book/ko/glossary.md) rejects."""
+    """Everything in one Korean text that the style sheet (book/ko/glossary.md) rejects, outside
+    quotations of a source (which keep the source's words)."""
+    text = unquoted(text)
     prose = prose_only(text)
     unglossed = GLOSS.sub("", prose)
     found = []
@@ -452,6 +463,37 @@ def test_the_style_sheet_rejects(text):
 )
 def test_the_style_sheet_accepts(text):
     assert style_problems(text) == [], text
+
+
+SOURCE_QUOTE = "모델의 파라미터와 버퍼는 각 프로세스 간에 동기화됩니다"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'GPT-4: "{SOURCE_QUOTE}"라고 답합니다.',
+        f"GPT-4는 “{SOURCE_QUOTE}”라고 답합니다.",
+        f"GPT-4의 답입니다.\n\n> {SOURCE_QUOTE}\n\n매개변수는 그렇지 않습니다.",
+    ],
+)
+def test_a_banned_variant_inside_a_quotation_passes_and_outside_fails(text):
+    """A quotation keeps the source's words (파라미터, the glossary's rejected form for parameter);
+    the same words in the book's own prose are rejected."""
+    assert style_problems(text) == [], text
+    outside = text.replace('"', "").replace("“", "").replace("”", "").replace("> ", "")
+    assert any("'파라미터'" in p for p in style_problems(outside)), outside
+
+
+def test_chapter_7_quotes_the_forum_thread_verbatim():
+    """The GPT-4 answer quoted in chapter 7's table is the source's sentence, word for word."""
+    thread = (
+        KO_BOOK.parent.parent.parent
+        / "shared/sources/forum-thread-register-buffer-ddp.ko.txt"
+    )
+    ko = "".join(e["ko"] for e in load_store("07_buffers_and_ddp"))
+    assert f'"{SOURCE_QUOTE}"' in ko
+    if thread.exists():
+        assert SOURCE_QUOTE in thread.read_text(encoding="utf-8")
 
 
 def test_a_planted_variant_in_chapter_5_is_rejected():
@@ -766,3 +808,168 @@ def test_a_tutorial_with_a_korean_version_is_linked_in_korean_with_the_english_b
         "[모델 저장](https://tutorials.pytorch.kr/beginner/saving_loading_models.html)",
         "tutorials.pytorch.kr",
     ) == {"beginner/saving_loading_models.html"}
+
+
+def korean_sources() -> list[tuple[str, str]]:
+    """(where, text) for every Korean source: every entry of the translation stores, every page."""
+    texts = [
+        (f"{chapter}:{e['cell']}", e["ko"])
+        for chapter in CHAPTERS
+        for e in load_store(chapter)
+    ]
+    return texts + [
+        (f"book/ko/{p.name}", p.read_text(encoding="utf-8"))
+        for p in sorted(KO_BOOK.glob("*.md"))
+    ]
+
+
+# A line that ends in Hangul followed by one that starts with "(": the browser renders the line break
+# as a space, "더하세요 (autocast)", where the Korean attaches the parenthesis.
+BREAK_BEFORE_PAREN = re.compile(rf"[{HANGUL}][ \t]*\n[ \t]*(?=\()")
+
+
+def breaks_before_paren(text: str) -> list[str]:
+    return [
+        " ".join(text[max(m.start() - 20, 0) : m.end() + 20].split())
+        for m in BREAK_BEFORE_PAREN.finditer(CODE_FENCE.sub("", text))
+    ]
+
+
+def test_breaks_before_paren_finds_a_planted_break():
+    assert breaks_before_paren(
+        "버퍼의 dtype으로 바꾼 뒤 더하세요\n  ({ref}`autocast <x>`)."
+    )
+    assert breaks_before_paren("더하세요({ref}`autocast <x>`).\n다음 줄") == []
+    assert breaks_before_paren("`nn.Linear`\n(`bias=False`)") == []
+
+
+def test_no_line_break_between_hangul_and_an_attached_paren():
+    found = [
+        f"{where}: {snippet}"
+        for where, text in korean_sources()
+        for snippet in breaks_before_paren(text)
+    ]
+    assert found == [], "join the lines (break elsewhere):\n" + "\n".join(found)
+
+
+# The Korean reading of a number's last digit, by its final consonant: none, ㄹ, or another.
+LAST_DIGIT = {"0": "other", "1": "ㄹ", "2": "", "3": "other", "4": "", "5": "", "6": "other",
+              "7": "ㄹ", "8": "ㄹ", "9": ""}  # fmt: skip
+# (particle after a final consonant, after none); 으로/로 takes 로 after ㄹ too (일로, 칠로, 팔로)
+PARTICLES = [("으로", "로"), ("이", "가"), ("은", "는"), ("을", "를"), ("과", "와")]
+NUMBERED_REFERENCE = re.compile(
+    r"\{numref\}`(?P<role>[^`]*)`"
+    r"|(?P<text>(?:그림|표|연습 문제|예제)\s+\d+(?:\.\d+)*)"
+)
+PARTICLE_AFTER = re.compile(
+    rf"(?P<p>으로|로)(?=[는도서]?(?![{HANGUL}]))|(?P<q>[이가은는을를과와])(?![{HANGUL}])"
+)
+NUMFIG_FORMAT = "그림 %s"
+
+
+def figure_numbers() -> dict[str, str]:
+    """label -> the number the reader sees ("2.1"): the chapter's number in the numbered part of
+    the toc (a section page counts with its chapter) and the figure's place in that chapter."""
+    import yaml
+    from korean import ROOT
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    numbers = {}
+    chapter_number = 0
+    for part in toc["parts"]:
+        if not part.get("numbered"):
+            continue
+        for entry in part["chapters"]:
+            chapter_number += 1
+            files = [entry["file"]] + [s["file"] for s in entry.get("sections", [])]
+            count = 0
+            for file in files:
+                nb = json.loads((ROOT / f"{file}.ipynb").read_text(encoding="utf-8"))
+                for cell in nb["cells"]:
+                    name = (caption_of(cell) or None) and cell["metadata"]["mystnb"][
+                        "figure"
+                    ].get("name")
+                    if name:
+                        count += 1
+                        numbers[name] = f"{chapter_number}.{count}"
+    return numbers
+
+
+def final_consonant(char: str) -> str:
+    """ "" (none), "ㄹ" or "other" for the last sound of a digit or a Hangul syllable."""
+    if char.isdigit():
+        return LAST_DIGIT[char]
+    tail = (ord(char) - 0xAC00) % 28
+    return "" if tail == 0 else "ㄹ" if tail == 8 else "other"
+
+
+def particle_problems(text: str, numbers: dict[str, str]) -> list[str]:
+    problems = []
+    plain = ROLE.sub(lambda m: m.group() if m.group(1) == "numref" else " ", text)
+    plain = CODE_FENCE.sub("", plain)
+    for m in NUMBERED_REFERENCE.finditer(plain):
+        if m.group("role") is not None:
+            content = m.group("role")
+            target = re.search(r"<([^<>]+)>\s*$", content)
+            label = (target.group(1) if target else content).strip()
+            if label not in numbers:
+                problems.append(f"{m.group()}: no numbered figure {label!r}")
+                continue
+            shown_format = (
+                content[: target.start()].strip() if target else NUMFIG_FORMAT
+            )
+            seen = shown_format.replace("%s", numbers[label])
+        else:
+            seen = m.group("text")
+        after = PARTICLE_AFTER.match(plain, m.end())
+        if not after or not seen:
+            continue
+        particle = after.group()
+        sound = final_consonant(seen[-1])
+        for with_final, without in PARTICLES:
+            if particle not in (with_final, without):
+                continue
+            if with_final == "으로":
+                right = without if sound in ("", "ㄹ") else with_final
+            else:
+                right = without if sound == "" else with_final
+            if particle != right:
+                problems.append(
+                    f"{m.group()}{particle} (the reader sees {seen!r}: write {right})"
+                )
+    return problems
+
+
+def test_the_figure_numbers_are_the_built_pages_numbers():
+    numbers = figure_numbers()
+    assert numbers["fig-init-depth"] == "2.1"
+    assert set(numbers) >= {"fig-gpu-small-ops"}
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("{numref}`fig-init-depth`가 그 결과입니다.", True),
+        ("{numref}`fig-init-depth`이 그 결과입니다.", False),
+        ("{numref}`fig-init-depth`의 결과입니다.", False),
+        ("그림 2.2를 보세요.", False),
+        ("그림 2.3를 보세요.", True),
+        ("연습 문제 1.1로 돌아가세요.", False),
+        ("연습 문제 1.3로 돌아가세요.", True),
+        ("연습 문제 1.3으로 돌아가세요.", False),
+        ("연습 문제 1.2와 1.3을 푸세요.", False),
+        ("연습 문제 1.6와 같습니다.", True),
+    ],
+)
+def test_a_particle_after_a_numbered_reference_follows_the_number(text, wrong):
+    assert bool(particle_problems(text, {"fig-init-depth": "2.1"})) is wrong, text
+
+
+def test_particles_after_numbered_references_agree_with_the_number_the_reader_sees():
+    numbers = figure_numbers()
+    found = [
+        f"{where}: {problem}"
+        for where, text in korean_sources()
+        for problem in particle_problems(text, numbers)
+    ]
+    assert found == [], "\n".join(found)
