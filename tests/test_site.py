@@ -912,6 +912,77 @@ def test_the_copy_button_speaks_korean():
     assert "'ko': {" in script and "'copy': '복사'" in script
 
 
+def test_live_code_names_thebe_s_cell_buttons_in_the_page_s_language():
+    """Thebe's cell buttons ("run", "restart", "restart & run all", ...) are renamed by live-code.js
+    from its messages: one name and one tooltip for every button Thebe makes."""
+    thebe = (ROOT / "book" / "_static" / "thebe" / "index.js").read_text(
+        encoding="utf-8"
+    )
+    made = {
+        name: (text, title)
+        for name, text, title in re.findall(r'\(g,"(\w+)","([^"]+)","([^"]+)"', thebe)
+    }
+    assert set(made) == {"run", "runall", "restart", "restartall"}
+    script = (ROOT / "book" / "_static" / "live-code.js").read_text(encoding="utf-8")
+    messages = _messages(script)
+    assert "nameCellButtons" in script and "watchCellButtons();" in script
+    for name, (text, title) in made.items():
+        assert messages["en"][f"button_{name}"] == text
+        assert messages["en"][f"button_{name}_title"] == title
+        assert re.search("[가-힣]", messages["ko"][f"button_{name}"]), name
+        assert re.search("[가-힣]", messages["ko"][f"button_{name}_title"]), name
+
+
+def _search_messages(path: Path) -> dict:
+    text = path.read_text(encoding="utf-8")
+    start = text.index("Documentation.addTranslations(") + len(
+        "Documentation.addTranslations("
+    )
+    return json.loads(text[start : text.rindex(");")])["messages"]
+
+
+NO_MATCH = (
+    "Your search did not match any documents. Please make sure that all words are spelled "
+    "correctly and that you've selected enough categories."
+)
+
+
+def test_the_search_page_s_messages_fit_this_site():
+    """Sphinx's no-match message asks for "categories" this site lacks, in Korean with -십시오, which
+    the style sheet (book/ko/glossary.md) bans; both editions say it in the book's words."""
+    korean = _search_messages(HTML / "ko" / "_static" / "translations.js")
+    assert (
+        korean[NO_MATCH]
+        == "검색어와 일치하는 페이지가 없습니다. 철자를 확인하거나 다른 낱말로 찾아보세요."
+    )
+    found = korean[
+        "Search finished, found ${resultCount} page(s) matching the search query."
+    ]
+    assert "${resultCount}개" in found and "십시오" not in found
+    english = (HTML / "search.html").read_text(encoding="utf-8")
+    assert (
+        "No page matches your search. Check the spelling, or try other words."
+        in english
+    )
+    assert NO_MATCH in english  # as the key Sphinx looks it up by
+
+
+def test_the_print_contents_landmark_speaks_korean():
+    """sphinx-book-theme's print-only contents (<nav aria-label="Page">) is named in Korean."""
+    pages = sorted((HTML / "ko").rglob("*.html"))
+    named = [
+        p for p in pages if 'aria-label="이 페이지"' in p.read_text(encoding="utf-8")
+    ]
+    assert len(named) >= 10
+    english = [
+        str(p) for p in pages if 'aria-label="Page"' in p.read_text(encoding="utf-8")
+    ]
+    assert english == []
+    assert 'aria-label="Page"' in (HTML / "book" / "intro.html").read_text(
+        encoding="utf-8"
+    )
+
+
 # --- Section numbers ------------------------------------------------------------------------------
 
 

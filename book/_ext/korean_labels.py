@@ -18,6 +18,7 @@ overridden in book/_templates with ``_()`` around the text, which is English in 
 from __future__ import annotations
 
 import gettext
+import json
 from pathlib import Path
 
 from sphinx import locale
@@ -86,6 +87,22 @@ SPHINX_LABELS = {
     "Toggle primary sidebar": "목차 사이드바 열기/닫기",
     "Toggle secondary sidebar": "이 페이지의 목차 열기/닫기",
     "Main": "책 목차",
+    "Page": "이 페이지",
+}
+
+# Sphinx's search page messages, which its Korean catalog (_static/translations.js) words in -십시오
+# and about "categories" this site does not have; rewritten there at build-finished.
+SEARCH_LABELS = {
+    "Your search did not match any documents. Please make sure that all words are spelled "
+    "correctly and that you've selected enough categories.": (
+        "검색어와 일치하는 페이지가 없습니다. 철자를 확인하거나 다른 낱말로 찾아보세요."
+    ),
+    "Search finished, found ${resultCount} page(s) matching the search query.": (
+        "검색을 마쳤습니다. 검색어와 일치하는 페이지가 ${resultCount}개 있습니다."
+    ),
+    "Please activate JavaScript to enable the search functionality.": (
+        SPHINX_LABELS["Please activate JavaScript to enable the search functionality."]
+    ),
 }
 
 # The launch buttons' tooltips, composed in Python as translation("Launch on") + " Binder"
@@ -144,7 +161,11 @@ def _korean_buttons(app, pagename, templatename, context, doctree):
 
 def _korean_toggle_buttons(app, exception):
     """sphinx-togglebutton writes its button's name into its script ("Toggle hidden content")."""
-    if exception is not None or app.config.language != "ko" or app.builder.format != "html":
+    if (
+        exception is not None
+        or app.config.language != "ko"
+        or app.builder.format != "html"
+    ):
         return
     script = Path(app.outdir) / "_static" / "togglebutton.js"
     if script.exists():
@@ -156,10 +177,35 @@ def _korean_toggle_buttons(app, exception):
             script.write_text(korean, encoding="utf-8")
 
 
+def _korean_search_messages(app, exception):
+    """Sphinx's search page reads its messages from _static/translations.js (Documentation.gettext),
+    which the catalogs above do not reach: the book's words replace the Korean catalog's there."""
+    if (
+        exception is not None
+        or app.config.language != "ko"
+        or app.builder.format != "html"
+    ):
+        return
+    script = Path(app.outdir) / "_static" / "translations.js"
+    if not script.exists():
+        return
+    text = script.read_text(encoding="utf-8")
+    start = text.index("Documentation.addTranslations(") + len(
+        "Documentation.addTranslations("
+    )
+    end = text.rindex(");")
+    catalog = json.loads(text[start:end])
+    catalog["messages"].update(SEARCH_LABELS)
+    korean = text[:start] + json.dumps(catalog, ensure_ascii=False) + text[end:]
+    if korean != text:
+        script.write_text(korean, encoding="utf-8")
+
+
 def setup(app):
     # before sphinx-exercise's own config-inited handler (default priority 500) builds numfig_format
     app.connect("config-inited", _put_labels_first, priority=100)
     # after sphinx-book-theme's handlers have made the page's header buttons
     app.connect("html-page-context", _korean_buttons, priority=900)
     app.connect("build-finished", _korean_toggle_buttons)
+    app.connect("build-finished", _korean_search_messages)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -36,7 +36,15 @@
       "ready": "Live code is on: the cells below run in a kernel on {describe}. Run them from the top (each cell has a run button, or press Shift+Enter in it).",
       "no_kernel_local": "No kernel: the Jupyter server at {url} did not answer ({error}). Start it with `make live` (see the README), then reload this page.",
       "no_kernel_binder": "No kernel: Binder could not start one ({error}). Binder needs an internet connection; offline, run this chapter with `make live` or `make lab` (see the README).",
-      "stopped": "Live code stopped: {error}"
+      "stopped": "Live code stopped: {error}",
+      "button_run": "run",
+      "button_run_title": "run this cell",
+      "button_runall": "run all",
+      "button_runall_title": "run all cells",
+      "button_restart": "restart",
+      "button_restart_title": "restart the kernel",
+      "button_restartall": "restart & run all",
+      "button_restartall_title": "restart the kernel and run all cells"
     },
     "ko": {
       "gave_up": "{describe}에서 {seconds}초 동안 응답이 없어 라이브 코드를 멈췄습니다. 다시 시도하려면 페이지를 새로 고치세요.",
@@ -58,7 +66,15 @@
       "ready": "라이브 코드가 켜졌습니다. 아래 셀은 {describe}의 커널에서 실행됩니다. 처음부터 차례로 실행하세요(셀마다 실행 버튼이 있고, 셀 안에서 Shift+Enter를 눌러도 됩니다).",
       "no_kernel_local": "커널 없음: {url}의 Jupyter 서버가 응답하지 않았습니다({error}). `make live`로 서버를 시작한 뒤(README 참고) 이 페이지를 새로 고치세요.",
       "no_kernel_binder": "커널 없음: Binder가 커널을 시작하지 못했습니다({error}). Binder를 쓰려면 인터넷에 연결되어 있어야 합니다. 오프라인에서는 이 장을 `make live`나 `make lab`으로 실행하세요(README 참고).",
-      "stopped": "라이브 코드가 멈췄습니다: {error}"
+      "stopped": "라이브 코드가 멈췄습니다: {error}",
+      "button_run": "실행",
+      "button_run_title": "이 셀 실행하기",
+      "button_runall": "모두 실행",
+      "button_runall_title": "모든 셀 실행하기",
+      "button_restart": "다시 시작",
+      "button_restart_title": "커널 다시 시작하기",
+      "button_restartall": "다시 시작 후 모두 실행",
+      "button_restartall_title": "커널을 다시 시작하고 모든 셀 실행하기"
     }
   } /* end messages */;
   const LANGUAGE = (document.documentElement.lang || "en").startsWith("ko") ? "ko" : "en";
@@ -170,6 +186,29 @@
     return cells.length;
   }
 
+  // Thebe names a cell's buttons in English (button.thebe-run-button: "run", title "run this cell", ...);
+  // they take the page's words as soon as Thebe adds them.
+  const BUTTONS = ["run", "runall", "restart", "restartall"];
+  function nameCellButtons(root = document) {
+    if (!(root instanceof Element || root instanceof Document)) return;
+    BUTTONS.forEach((name) => {
+      const selector = `button.thebe-${name}-button`;
+      const buttons = [...root.querySelectorAll(selector)];
+      if (root instanceof Element && root.matches(selector)) buttons.push(root);
+      buttons.forEach((button) => {
+        const text = say(`button_${name}`);
+        if (button.textContent !== text) button.textContent = text;
+        button.setAttribute("title", say(`button_${name}_title`));
+      });
+    });
+  }
+  function watchCellButtons() {
+    nameCellButtons();
+    new MutationObserver((changes) => {
+      changes.forEach((change) => change.addedNodes.forEach((node) => nameCellButtons(node)));
+    }).observe(document.body, { childList: true, subtree: true });
+  }
+
   // A cell's buttons exist before the kernel does; a click then says why nothing runs.
   function guardCellButtons() {
     document.addEventListener(
@@ -254,6 +293,7 @@
       }
     });
     guardCellButtons();
+    watchCellButtons();
     keepWaiting(where, describe);
     show("starting", say("starting", { describe }));
 
