@@ -159,13 +159,18 @@ def _korean_buttons(app, pagename, templatename, context, doctree):
     walk(context.get("header_buttons"))
 
 
+def _korean_html_built(app, exception) -> bool:
+    """Whether a build-finished hook has a Korean HTML site to rewrite."""
+    return (
+        exception is None
+        and app.config.language == "ko"
+        and app.builder.format == "html"
+    )
+
+
 def _korean_toggle_buttons(app, exception):
     """sphinx-togglebutton writes its button's name into its script ("Toggle hidden content")."""
-    if (
-        exception is not None
-        or app.config.language != "ko"
-        or app.builder.format != "html"
-    ):
+    if not _korean_html_built(app, exception):
         return
     script = Path(app.outdir) / "_static" / "togglebutton.js"
     if script.exists():
@@ -180,11 +185,7 @@ def _korean_toggle_buttons(app, exception):
 def _korean_search_messages(app, exception):
     """Sphinx's search page reads its messages from _static/translations.js (Documentation.gettext),
     which the catalogs above do not reach: the book's words replace the Korean catalog's there."""
-    if (
-        exception is not None
-        or app.config.language != "ko"
-        or app.builder.format != "html"
-    ):
+    if not _korean_html_built(app, exception):
         return
     script = Path(app.outdir) / "_static" / "translations.js"
     if not script.exists():
