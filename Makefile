@@ -96,7 +96,7 @@ workflows: $(STAMP)
 # The structure tests, which also test the package: its line coverage is printed, and under 90 % fails.
 checks: $(STAMP) browser
 	@rm -rf _build/coverage && mkdir -p _build/coverage
-	@$(TIMED) "structure tests" -- $(BIN)/coverage run -m pytest -q -W error tests --ignore-glob='tests/test_site*.py' --ignore=tests/test_interactive.py --ignore=tests/test_record.py --ignore=tests/test_inspect_site.py --ignore=tests/test_package_site.py --ignore=tests/test_reader_site.py -p no:cacheprovider -n 2
+	@$(TIMED) "structure tests" -- $(BIN)/coverage run -m pytest -q -W error tests --ignore-glob='tests/test_site*.py' --ignore=tests/test_interactive.py --ignore=tests/test_record.py --ignore=tests/test_inspect_site.py --ignore=tests/test_package_site.py --ignore=tests/test_reader_site.py --ignore=tests/test_korean_site.py -p no:cacheprovider -n 2
 	@$(BIN)/python tools/coverage_clean.py _build/coverage && $(BIN)/coverage combine -q
 	@$(BIN)/coverage report > _build/coverage/report.txt; status=$$?; \
 	  echo "[coverage] inside_nn line coverage: $$($(BIN)/coverage report --format=total) %"; \
@@ -117,7 +117,7 @@ site: book browser
 
 # The recorded runs in book/records/ match the notebooks, and every chapter page shows them.
 verified: book
-	@$(TIMED) "record tests" -- $(BIN)/pytest -q -W error tests/test_record.py tests/test_inspect_site.py tests/test_package_site.py tests/test_reader_site.py -p no:cacheprovider
+	@$(TIMED) "record tests" -- $(BIN)/pytest -q -W error tests/test_record.py tests/test_inspect_site.py tests/test_package_site.py tests/test_reader_site.py tests/test_korean_site.py -p no:cacheprovider
 
 # Strict nbval on the pinned torch, recorded in book/records/ (NB=... records those notebooks only).
 record: $(STAMP)

@@ -895,7 +895,11 @@ def test_live_code_speaks_the_page_s_language():
     messages = _messages(
         (ROOT / "book" / "_static" / "live-code.js").read_text(encoding="utf-8")
     )
-    assert set(messages["ko"]) == set(messages["en"]) and len(messages["en"]) >= 15
+    korean_only = {key for key in messages["ko"] if key.startswith("status_")}
+    assert (
+        set(messages["ko"]) - korean_only == set(messages["en"])
+        and len(messages["en"]) >= 15
+    )
     for key, english in messages["en"].items():
         korean = messages["ko"][key]
         assert set(re.findall(r"\{\w+\}", korean)) == set(
@@ -905,6 +909,28 @@ def test_live_code_speaks_the_page_s_language():
         assert words == {}, (key, words)
     loader = (ROOT / "book" / "_ext" / "live_code.py").read_text(encoding="utf-8")
     assert "라이브 코드를 쓸 수 없습니다" in loader
+
+
+def test_live_code_names_thebe_s_startup_stages_in_korean():
+    """Thebe's status news is English debug text ("Server reachable"); a Korean page names the stage
+    (the status Thebe reports: server launching/ready, session and kernel starting/ready) in Korean
+    and never shows Thebe's message."""
+    script = (ROOT / "book" / "_static" / "live-code.js").read_text(encoding="utf-8")
+    thebe = (ROOT / "book" / "_static" / "thebe" / "index.js").read_text(
+        encoding="utf-8"
+    )
+    stages = set(re.findall(r'e\.(?:launching|ready|starting)="([\w-]+)"', thebe))
+    assert stages == {"launching", "server-ready", "starting", "ready"}
+    korean = _messages(script)["ko"]
+    for stage in stages:
+        assert re.fullmatch(r"[가-힣 ]+", korean[f"status_{stage}"]), stage
+    handler = script[script.index('thebe.on("status"') :]
+    handler = handler[: handler.index("});")]
+    assert "news(data)" in handler and "data.message" not in handler
+    assert (
+        'LANGUAGE === "en" ? data?.message : MESSAGES.ko[`status_${data?.status}`]'
+        in script
+    )
 
 
 def test_the_copy_button_speaks_korean():
@@ -965,6 +991,12 @@ def test_the_search_page_s_messages_fit_this_site():
         in english
     )
     assert NO_MATCH in english  # as the key Sphinx looks it up by
+    banned = {
+        k: v
+        for k, v in korean.items()
+        if isinstance(v, str) and re.search("십시오|카테고리", v)
+    }
+    assert banned == {}
 
 
 def test_the_print_contents_landmark_speaks_korean():

@@ -196,6 +196,10 @@ def _korean_search_messages(app, exception):
     )
     end = text.rindex(");")
     catalog = json.loads(text[start:end])
+    # the catalog also holds older spellings of a message, wrapped across lines
+    for key in catalog["messages"]:
+        if " ".join(key.split()) in SEARCH_LABELS:
+            catalog["messages"][key] = SEARCH_LABELS[" ".join(key.split())]
     catalog["messages"].update(SEARCH_LABELS)
     korean = text[:start] + json.dumps(catalog, ensure_ascii=False) + text[end:]
     if korean != text:

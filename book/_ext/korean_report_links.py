@@ -6,9 +6,7 @@ output, byte for byte. Under every such output the Korean page gets a short note
 says so and lists the same sections of the Korean edition, by their Korean titles.
 
 An anchor is either a label both editions share (``(ddp-timeline)=``), or the id docutils made from
-an English heading. The Korean page has the same headings in the same order (tests/test_korean.py
-holds every translated cell to the headings of its English cell), so the n-th heading of the English
-notebook is the n-th section of the Korean page.
+an English heading, which the Korean section carries too (korean_anchors.py).
 """
 
 from __future__ import annotations
@@ -26,17 +24,22 @@ HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 NOTE = "위 출력의 링크는 영어판의 절을 가리킵니다. 한국어판의 같은 절은 다음과 같습니다."
 
 
+def heading_ids(text: str) -> list[str]:
+    """The ids docutils gives the Markdown headings of ``text``, in reading order."""
+    ids = []
+    for title in HEADING.findall(FENCE.sub("", text)):
+        title = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", title)  # a link: its text
+        ids.append(nodes.make_id(re.sub(r"[`*]", "", title)))
+    return ids
+
+
 def english_heading_ids(chapter: str) -> list[str]:
     """The ids docutils gives the headings of an English notebook, in reading order."""
     nb = json.loads((ROOT / "notebooks" / f"{chapter}.ipynb").read_text(encoding="utf-8"))
     ids = []
     for cell in nb["cells"]:
-        if cell["cell_type"] != "markdown":
-            continue
-        text = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
-        for title in HEADING.findall(FENCE.sub("", text)):
-            title = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", title)  # a link: its text
-            ids.append(nodes.make_id(re.sub(r"[`*]", "", title)))
+        if cell["cell_type"] == "markdown":
+            ids += heading_ids(cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"]))
     return ids
 
 
@@ -59,11 +62,7 @@ def korean_target(env, chapter: str, anchor: str):
             section = node.next_node(nodes.section, ascend=True)
             if section is not None:
                 return docname, anchor, page, section[0]
-    ids = english_heading_ids(chapter)
-    if anchor not in ids or ids.index(anchor) >= len(sections):
-        return None
-    section = sections[ids.index(anchor)]
-    return docname, section["ids"][0], page, section[0]
+    return None
 
 
 def _add_notes(app, doctree, docname):

@@ -62,6 +62,12 @@
       "no_thebe": "라이브 코드를 쓸 수 없습니다: Thebe 라이브러리(_static/thebe/index.js)를 불러오지 못했습니다({error}).",
       "no_cells": "이 페이지에는 실행할 코드 셀이 없습니다.",
       "starting_news": "{describe}에서 커널을 시작하는 중입니다. 상태: {news}",
+      "status_launching": "서버를 여는 중",
+      "status_server-ready": "서버 준비됨",
+      "status_starting": "커널을 시작하는 중",
+      "status_ready": "커널 준비됨",
+      "status_attached": "세션에 연결됨",
+      "status_closed": "서버 연결이 닫힘",
       "starting": "{describe}에서 커널을 시작하는 중입니다…",
       "ready": "라이브 코드가 켜졌습니다. 아래 셀은 {describe}의 커널에서 실행됩니다. 처음부터 차례로 실행하세요(셀마다 실행 버튼이 있고, 셀 안에서 Shift+Enter를 눌러도 됩니다).",
       "no_kernel_local": "커널 없음: {url}의 Jupyter 서버가 응답하지 않았습니다({error}). `make live`로 서버를 시작한 뒤(README 참고) 이 페이지를 새로 고치세요.",
@@ -281,10 +287,15 @@
     }
 
     const thebe = window.thebe;
+    // Thebe's news is English debug text; the Korean page says the stage it names in Korean, or
+    // only that the kernel is starting.
+    const news = (data) =>
+      LANGUAGE === "en" ? data?.message : MESSAGES.ko[`status_${data?.status}`];
     thebe.on("status", (_, data) => {
       if (state !== "starting") return;
       keepWaiting(where, describe);
-      show("starting", say("starting_news", { describe, news: data.message }));
+      const text = news(data);
+      show("starting", text ? say("starting_news", { describe, news: text }) : say("starting", { describe }));
     });
     thebe.on("error", (_, data) => {
       if (state === "starting" && data?.message) {
