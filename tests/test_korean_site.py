@@ -10,7 +10,8 @@ from conftest import ROOT
 
 SITE = ROOT / "_build" / "html"
 SECTION = re.compile(
-    r"<section\b[^>]*?\bid=\"([^\"]+)\"[^>]*>\s*(?:<span[^>]*></span>\s*)*<h[1-6]", re.S
+    r"<section\b[^>]*?\bid=\"([^\"]+)\"[^>]*>\s*(?:<span[^>]*></span>\s*)*<h[1-6]",
+    re.DOTALL,
 )
 PAGES = sorted(
     p.relative_to(SITE).as_posix() for p in (SITE / "notebooks").glob("*.html")
