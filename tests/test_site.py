@@ -805,7 +805,7 @@ NAMES = set(
     Swin BEiT DeiT ResNet RoPE LayerNorm ReLU tanh Xavier Kaiming Adam AdamW Adagrad SGD NaN CI API
     ID URL JSON TCP RAM ANSI MathML Claude Gemini ImageNet README Ctrl Shift Enter TF32
     DistributedDataParallel Join dtype zip LLaMA BERT LoRA RMSNorm accelerate meta XLA DARTS NFS FUSE
-    s3fs gcsfuse inode Opus RNN GRU LSTM GAN TCN QR locuslab cos sin""",
+    s3fs gcsfuse inode OOM RMS Opus RNN GRU LSTM GAN TCN QR locuslab cos sin""",
     )
 )
 NAME_PATTERN = re.compile(
@@ -823,7 +823,7 @@ QUOTED = re.compile(r"“[^”]*”")
 # A product's edition after its name (Gemini Pro) is part of the name.
 EDITIONS = re.compile(r"\bGemini Pro\b")
 # An English term in parentheses right after its Korean one, as the glossary asks for at first use:
-# 영속 버퍼(persistent buffer), 만드는 사람을 위한 안내(Builders' Guide).
+# 영속 버퍼(persistent buffer), “딥러닝 계산”(Builders' Guide).
 KOREAN_GLOSS = re.compile(r"([\uac00-\ud7a3*’”\"])\s*\([A-Za-z][^()]*\)")
 # Addresses and file names (https://..., inspect_module.py, .ipynb), issue numbers (owner/repo#1, repo#1),
 # and code names where no code font can mark them (a link's text, the site's title): nn.Module,

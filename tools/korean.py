@@ -143,11 +143,19 @@ CHECKER_NOTE = (
 
 
 def with_checker_note(text: str) -> str:
-    """A translated cell with the checker note put right under its exercises heading, if it has one."""
+    """A translated cell with the checker note put under its exercises heading, if it has one: after
+    the heading's own paragraph (which introduces the checkers), or right under the heading."""
     lines = text.split("\n")
     if EXERCISES_HEADING not in lines:
         return text
     at = lines.index(EXERCISES_HEADING) + 1
+    start = at
+    while start < len(lines) and not lines[start].strip():
+        start += 1
+    if start < len(lines) and not re.match(r"#{1,6}\s|:{3,}|`{3,}", lines[start]):
+        at = start
+        while at < len(lines) and lines[at].strip():
+            at += 1
     rest = lines[at:]
     return "\n".join(
         lines[:at] + ["", CHECKER_NOTE] + ([""] if rest and rest[0] else []) + rest
@@ -498,7 +506,7 @@ FIGURES = [
                 r"scale of the input / of the gradient sent in",
                 "입력의 크기 / 거꾸로 보낸 기울기의 크기",
             ),
-            (r"too small", "너무 작게"),
+            (r"too small", "너무 작은 값"),
             (r"Xavier, gain 1", "Xavier, 게인 1"),
             (r"Xavier, tanh gain 5/3", "Xavier, tanh 게인 5/3"),
             (r"Kaiming, ReLU gain √2", "Kaiming, ReLU 게인 √2"),

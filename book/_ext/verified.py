@@ -184,7 +184,7 @@ TEXT = {
         "stale": " 다음 실행 이후 바뀜: {what}.",
         "details": " 자세히: ",
         "status": "검증 현황",
-        "modes": {"strict outputs": "출력 전체 비교", "asserts": "오류만 확인"},
+        "modes": {"strict outputs": "출력 전체 비교", "asserts": "`assert`·예외만 확인"},
         "env_failing": "{env}: 셀 {n}개",
         "chapter": "장",
         "changed": "이후 바뀜",
@@ -193,7 +193,7 @@ TEXT = {
             "각 칸: 모든 셀이 통과했으면 ✓와 노트북 실행 시간, 아니면 ✗와 실패한 셀 수입니다. "
             "그 실행 뒤에 노트북을 고쳤거나 다시 실행했으면 \u201c이후 바뀜\u201d, 그 환경에서 "
             "실행하지 않았으면 줄표(\u2014)입니다. 출력 전체 비교: 저장된 출력을 모두 새 실행의 "
-            "출력과 비교합니다. 오류만 확인: 모든 셀이 예외 없이 실행되는지(`assert` 문 포함) 확인하고, "
+            "출력과 비교합니다. `assert`·예외만 확인: 모든 셀이 예외 없이 실행되는지(`assert` 문 포함) 확인하고, "
             "출력된 글자는 비교하지 않습니다."
         ),
     },
@@ -234,6 +234,16 @@ def _summary(groups: dict, dates: list[str], text: dict) -> dict[str, str]:
     }
 
 
+def _with_code(text: str) -> list[nodes.Node]:
+    """A string's nodes, with what it writes between backticks as code (`assert` in the Korean
+    legend and mode name, as in the book's prose), so no backtick reaches the page."""
+    return [
+        nodes.literal(part, part) if index % 2 else nodes.Text(part)
+        for index, part in enumerate(text.split("`"))
+        if part
+    ]
+
+
 def verified_box(
     stem: str, current_hash: str, records: list[dict], app=None, docname: str = ""
 ) -> nodes.container:
@@ -248,9 +258,9 @@ def verified_box(
         para += nodes.strong(text["none"], text["none"])
         para += nodes.Text(text["none_why"])
     if failing:
-        para += nodes.Text(text["fails"].format(what="; ".join(failing)))
+        para += _with_code(text["fails"].format(what="; ".join(failing)))
     if stale:
-        para += nodes.Text(text["stale"].format(what="; ".join(stale)))
+        para += _with_code(text["stale"].format(what="; ".join(stale)))
     if app is not None:
         para += nodes.Text(text["details"])
         para += _status_link(app, docname, text["status"])
@@ -308,7 +318,7 @@ class VerifiedStatus(SphinxDirective):
         for record in records:
             env = record["environment"]
             header += self._entry(
-                nodes.Text(f"{environment_label(env, text)} ({record['date']})")
+                _with_code(f"{environment_label(env, text)} ({record['date']})")
             )
         body = nodes.tbody()
         group += body
@@ -331,13 +341,11 @@ class VerifiedStatus(SphinxDirective):
                     )
                 )
         legend = nodes.paragraph()
-        for index, part in enumerate(text["legend"].split("`")):
-            # `assert` in the legend is code, as in the book's prose
-            legend += nodes.literal(part, part) if index % 2 else nodes.Text(part)
+        legend += _with_code(text["legend"])
         return [table, legend]
 
     @staticmethod
-    def _entry(child) -> nodes.entry:
+    def _entry(child: nodes.Node | list[nodes.Node]) -> nodes.entry:
         entry = nodes.entry()
         para = nodes.paragraph()
         para += child
