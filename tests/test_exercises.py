@@ -23,6 +23,13 @@ from conftest import NOTEBOOK_DIR, load_notebook, real_notebook_paths
 from inside_nn.exercises import CHAPTERS
 
 CASES_DIR = Path(__file__).parent / "exercise_cases"
+DEFINITIONS = (
+    ast.Import,
+    ast.ImportFrom,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+)
 CHECK_CALL = re.compile(r"^\s*(check_\w+)\(")
 
 
@@ -65,23 +72,27 @@ def checkers_module(notebook: str):
 
 
 def checker_namespace(notebook: str) -> dict:
-    """A fresh namespace as the reader's notebook has it at the exercises: what the setup cell and
-    the checker cell (an import from the package) define."""
+    """A fresh namespace as the reader's notebook has it at the exercises, and nothing else: the
+    setup cell, the imports, functions and classes the chapter's cells define before the exercises
+    (the reader ran them; their computations are left out), and the checker cell (an import from
+    the package). An answer that uses a name the notebook never defines fails here as it would
+    there."""
     nb = load_notebook(NOTEBOOK_DIR / f"{notebook}.ipynb")
-    # The chapter's setup cell: the first code cell after the package's install cell.
-    setup = next(
-        c for c in nb["cells"] if c["cell_type"] == "code" and c["id"] != "book-package"
-    )
     (checkers,) = tagged(nb, "exercise-checkers")
     namespace: dict = {"__name__": "__main__"}
-    exec(compile(cell_source(setup), f"{notebook}:setup", "exec"), namespace)  # noqa: S102
-    namespace.update(
-        {
-            k: v
-            for k, v in vars(checkers_module(notebook)).items()
-            if not k.startswith("__")
-        }
-    )
+    for cell in nb["cells"]:
+        if cell is checkers:
+            break
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(
+            line
+            for line in cell_source(cell).splitlines(keepends=True)
+            if not line.lstrip().startswith(("%", "!"))
+        )
+        tree = ast.parse(source)
+        tree.body = [n for n in tree.body if isinstance(n, DEFINITIONS)]
+        exec(compile(tree, f"{notebook}:{cell['id']}", "exec"), namespace)  # noqa: S102
     exec(compile(cell_source(checkers), f"{notebook}:checkers", "exec"), namespace)  # noqa: S102
     return namespace
 

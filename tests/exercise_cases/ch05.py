@@ -32,6 +32,7 @@ def load_checkpoint(path, device):
         "load-bytes-first",
         "check_load_checkpoint(load_checkpoint)",
         """
+import io
 def load_checkpoint(path, device):
     data = io.BytesIO(Path(path).read_bytes())
     return torch.load(data, map_location=str(device), weights_only=True)
@@ -444,6 +445,7 @@ CASES += [
         "load-bytes-through-open",
         "check_load_checkpoint(load_checkpoint)",
         """
+import io
 def load_checkpoint(path, device):
     with open(path, "rb") as f:
         buffer = io.BytesIO(f.read())

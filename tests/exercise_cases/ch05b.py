@@ -212,6 +212,7 @@ def load_verified(path):
         "verified-chunked-bytes-once",
         "check_load_verified(load_verified)",
         """
+import io
 def load_verified(path):
     digest = hashlib.sha256()
     buffer = io.BytesIO()
@@ -231,6 +232,7 @@ def load_verified(path):
         "verified-bytes-compare",
         "check_load_verified(load_verified)",
         """
+import io
 def load_verified(path):
     sidecar = Path(str(path) + ".sha256")
     if not sidecar.is_file():
@@ -697,6 +699,7 @@ class BestCheckpoints:
         "best-k-bytes-then-write-bytes",
         "check_best_checkpoints(BestCheckpoints)",
         """
+import io
 class BestCheckpoints:
     def __init__(self, directory, k):
         self.directory, self.k, self.losses, self.saves = Path(directory), k, {}, 0
@@ -849,6 +852,7 @@ class BestCheckpoints:
         "verified-bytes-once-from-memory",
         "check_load_verified(load_verified)",
         """
+import io
 def load_verified(path):
     data = path.read_bytes()  # read once: what was hashed is what is loaded
     expected = Path(str(path) + ".sha256").read_text().strip()
@@ -925,6 +929,13 @@ def load_verified(path):
         "verified-startswith",
         "check_load_verified(load_verified)",
         """
+import hashlib
+
+
+def sha256_of(path):
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
 def load_verified(path):
     expected = path.with_name(path.name + ".sha256").read_text().strip()
     if not sha256_of(path).startswith(expected):
@@ -937,6 +948,13 @@ def load_verified(path):
         "verified-first-32-digits",
         "check_load_verified(load_verified)",
         """
+import hashlib
+
+
+def sha256_of(path):
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
 def load_verified(path):
     expected = path.with_name(path.name + ".sha256").read_text().strip()
     if sha256_of(path)[:32] != expected[:32]:  # 128 bits are plenty against accidents
@@ -949,6 +967,13 @@ def load_verified(path):
         "verified-trust-on-first-use",
         "check_load_verified(load_verified)",
         r"""
+import hashlib
+
+
+def sha256_of(path):
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
 def load_verified(path):
     sidecar = path.with_name(path.name + ".sha256")
     if not sidecar.exists():
@@ -963,6 +988,13 @@ def load_verified(path):
         "verified-substring",
         "check_load_verified(load_verified)",
         """
+import hashlib
+
+
+def sha256_of(path):
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
 def load_verified(path):
     expected = path.with_name(path.name + ".sha256").read_text()
     if expected.strip() not in sha256_of(path):
@@ -975,6 +1007,13 @@ def load_verified(path):
         "verified-chdir",
         "check_load_verified(load_verified)",
         """
+import hashlib
+
+
+def sha256_of(path):
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
 def load_verified(path):
     os.chdir(path.parent)
     expected = Path(path.name + ".sha256").read_text().strip()
@@ -988,6 +1027,13 @@ def load_verified(path):
         "verified-assert",
         "check_load_verified(load_verified)",
         """
+import hashlib
+
+
+def sha256_of(path):
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
 def load_verified(path):
     expected = path.with_name(path.name + ".sha256").read_text().strip()
     assert sha256_of(path) == expected, "digest mismatch"
