@@ -106,7 +106,6 @@ def inspect_checkpoint(
     start = time.perf_counter()
     path = os.fspath(path)
     inspection = _Inspection(path, model, scan_bytes)
-    inspection.all_tensors = []
     try:
         inspection.run()
         if inspection.sd is not None and inspection.sd.how != "none":

@@ -86,6 +86,9 @@ class _Against(_InspectionState):
         )
 
     def _against(self, model: nn.Module) -> None:
+        """What model.load_state_dict(sd) would do with the file's state dict: the prefix to strip or add,
+        ties, missing and unexpected keys, shapes and dtypes, non-persistent buffers; and, when every key
+        fits, the sentence the report closes with (load_outcome)."""
         try:
             expected = model.state_dict(keep_vars=True)
         except Exception as error:  # noqa: BLE001
@@ -98,31 +101,47 @@ class _Against(_InspectionState):
             return
         file_keys = [k for k in self.entries if isinstance(k, str)]
         model_keys = list(expected)
-        model_set = set(model_keys)
-
-        def renamed(k, strip, add):
-            return add + (k[len(strip) :] if strip and k.startswith(strip) else k)
-
-        strips = ["", *_KNOWN_PREFIXES, *_common_prefixes(file_keys)]
-        adds = ["", *_KNOWN_PREFIXES, *_common_prefixes(model_keys)]
-        best = ("", "", len({k for k in file_keys if k in model_set}))
-        for strip in strips:
-            for add in adds:
-                if (strip or add) and strip != add:
-                    score = len({renamed(k, strip, add) for k in file_keys} & model_set)
-                    known = strip in ("", *_KNOWN_PREFIXES) and add in (
-                        "",
-                        *_KNOWN_PREFIXES,
-                    )
-                    # a prefix that is not a wrapper's needs the evidence of many keys, not one coincidence
-                    if score > best[2] and (
-                        known or score >= max(2, len(model_set) // 2)
-                    ):
-                        best = (strip, add, score)
-        strip, add, _ = best
+        strip, add = _best_renaming(file_keys, model_keys)
         mapping = {
-            renamed(k, strip, add): k for k in file_keys
+            _renamed(k, strip, add): k for k in file_keys
         }  # model key -> file key
+        self._renaming_finding(strip, add, file_keys)
+        missing = [k for k in model_keys if k not in mapping]
+        unexpected = [
+            mapping_key for mapping_key in mapping if mapping_key not in expected
+        ]
+        non_persistent = _non_persistent_buffers(model)
+        tie_missing, tie_hint = self._tie_findings(
+            _model_ties(model, expected), mapping
+        )
+        real_missing = [k for k in missing if k not in tie_missing]
+        self._key_findings(
+            strip,
+            real_missing,
+            tie_hint,
+            unexpected,
+            [mapping[k] for k in unexpected],
+            {n for n, _ in non_persistent},
+        )
+        casts = self._shape_findings(model_keys, expected, mapping)
+        raising = [f.path for f in self.findings if f.kind == "shape mismatch"]
+        if real_missing or unexpected:
+            self._strict_false_finding(raising, model_keys, missing, unexpected)
+        on_meta = self._buffer_findings(non_persistent)
+        fits = not (
+            strip or add or missing or unexpected or raising or on_meta or tie_missing
+        )
+        if fits:
+            cast = sum(len(keys) for keys in casts.values())
+            self.load_outcome = (
+                f"model.load_state_dict(sd) will load all {_count(len(model_keys), 'key')} "
+                "the model expects: none missing, none unexpected, every shape fits"
+                + (f" ({cast} cast to the model's dtype)" if cast else "")
+                + "."
+            )
+
+    def _renaming_finding(self, strip: str, add: str, file_keys: list) -> None:
+        """The prefix finding of the renaming _best_renaming chose: strip the file's, add the model's, or both."""
         if strip and not add:
             self.prefix = strip
             share = sum(k.startswith(strip) for k in file_keys)
@@ -150,28 +169,11 @@ class _Against(_InspectionState):
                 f'the file\'s keys carry "{strip}" where the model\'s carry "{add}": rename them, sd = '
                 f'{{"{add}" + k.removeprefix("{strip}"): v for k, v in sd.items()}}',
             )
-        # ties in the model: one tensor under several names
-        names_of = defaultdict(list)
-        for name, t in [
-            *model.named_parameters(remove_duplicate=False),
-            *model.named_buffers(remove_duplicate=False),
-        ]:
-            if name in expected:
-                names_of[id(t)].append(name)
-        ties = [names for names in names_of.values() if len(names) > 1]
-        missing = [k for k in model_keys if k not in mapping]
-        unexpected = [
-            mapping_key for mapping_key in mapping if mapping_key not in expected
-        ]
-        unexpected_file = [mapping[k] for k in unexpected]
-        # non-persistent buffers of the model
-        non_persistent = []
-        for prefix, module in model.named_modules():
-            for name in module._non_persistent_buffers_set:
-                buf = module._buffers.get(name)
-                if buf is not None:
-                    non_persistent.append((f"{prefix}.{name}" if prefix else name, buf))
-        np_names = {n for n, _ in non_persistent}
+
+    def _tie_findings(self, ties: list, mapping: dict) -> tuple[list, dict]:
+        """Findings on the model's ties (one tensor under several names) against the file: names a safetensors
+        file dropped, and ties that assign=True would split. Returns (the tied names the file lacks, which
+        safetensors dropped; {name the file lacks: the present name it is tied to}, outside safetensors)."""
         tie_missing, tie_hint, dropped, splits = [], {}, [], []
         for names in ties:
             present = [n for n in names if n in mapping]
@@ -217,7 +219,18 @@ class _Against(_InspectionState):
                 "the optimizer sees separate tensors and they drift apart. The default load (copy into the existing "
                 "tensor) keeps the tie; after assign=True, re-tie (e.g. model.tie_weights())",
             )
-        real_missing = [k for k in missing if k not in tie_missing]
+        return tie_missing, tie_hint
+
+    def _key_findings(
+        self,
+        strip: str,
+        real_missing: list,
+        tie_hint: dict,
+        unexpected: list,
+        unexpected_file: list,
+        np_names: set,
+    ) -> None:
+        """Missing keys (those no tie fills) and unexpected keys, as load_state_dict(sd) would raise them."""
         if real_missing:
             self.add(
                 "error",
@@ -248,7 +261,10 @@ class _Against(_InspectionState):
                 f"{len(unexpected)} key(s) in the file the model does not have: {_names(unexpected_file)}. "
                 f"load_state_dict(sd) raises; strict=False ignores them{extra}",
             )
-        # shapes and dtypes
+
+    def _shape_findings(self, model_keys: list, expected: dict, mapping: dict) -> dict:
+        """Shape mismatches (load_state_dict raises), dtype casts (it casts without a word) and lazy parameters
+        (it materializes them). Returns the casts: {(file dtype, model dtype): keys}."""
         lazy, casts = [], defaultdict(list)
         for name in model_keys:
             if name not in mapping:
@@ -303,22 +319,30 @@ class _Against(_InspectionState):
                 f"{len(lazy)} lazy parameter(s) not materialized yet ({_names(lazy)}): load_state_dict materializes "
                 "them with the file's shapes",
             )
-        raising = [f.path for f in self.findings if f.kind == "shape mismatch"]
-        if real_missing or unexpected:
-            loaded = len(model_keys) - len(missing)
-            outcome = (
-                f"still raises, for the size mismatch of {_names(raising, 3)} (strict=False skips keys, not shapes)"
-                if raising
-                else f"would load {loaded} of {len(model_keys)} keys without an error, leaving {len(missing)} at "
-                f"their initial values and dropping {len(unexpected)} from the file: check its return value "
-                "(missing_keys, unexpected_keys)"
-            )
-            self.add(
-                "warning",
-                "strict=False",
-                "",
-                f"load_state_dict(sd, strict=False) {outcome}",
-            )
+        return casts
+
+    def _strict_false_finding(
+        self, raising: list, model_keys: list, missing: list, unexpected: list
+    ) -> None:
+        """What load_state_dict(sd, strict=False) would do where keys are missing or unexpected."""
+        loaded = len(model_keys) - len(missing)
+        outcome = (
+            f"still raises, for the size mismatch of {_names(raising, 3)} (strict=False skips keys, not shapes)"
+            if raising
+            else f"would load {loaded} of {len(model_keys)} keys without an error, leaving {len(missing)} at "
+            f"their initial values and dropping {len(unexpected)} from the file: check its return value "
+            "(missing_keys, unexpected_keys)"
+        )
+        self.add(
+            "warning",
+            "strict=False",
+            "",
+            f"load_state_dict(sd, strict=False) {outcome}",
+        )
+
+    def _buffer_findings(self, non_persistent: list) -> list:
+        """The model's non-persistent buffers, in no checkpoint: an error for those on meta now (returned), a
+        note for the others."""
         on_meta = [
             n for n, buf in non_persistent if bool(getattr(buf, "is_meta", False))
         ]
@@ -341,17 +365,7 @@ class _Against(_InspectionState):
                 "load_state_dict never sets them; a model built on meta and loaded with assign=True keeps them on "
                 "meta: recompute them after materializing",
             )
-        fits = not (
-            strip or add or missing or unexpected or raising or on_meta or tie_missing
-        )
-        if fits:
-            cast = sum(len(keys) for keys in casts.values())
-            self.load_outcome = (
-                f"model.load_state_dict(sd) will load all {_count(len(model_keys), 'key')} "
-                "the model expects: none missing, none unexpected, every shape fits"
-                + (f" ({cast} cast to the model's dtype)" if cast else "")
-                + "."
-            )
+        return on_meta
 
     def _drop_tied_keys_note(self, keys: set) -> None:
         """Remove the file's "tied keys" note about exactly these keys (the model's tie note says it)."""
@@ -359,3 +373,51 @@ class _Against(_InspectionState):
         if at is not None:
             del self.findings[at]
             self.tied_notes = {k: i - (i > at) for k, i in self.tied_notes.items()}
+
+
+def _renamed(k: str, strip: str, add: str) -> str:
+    return add + (k[len(strip) :] if strip and k.startswith(strip) else k)
+
+
+def _best_renaming(file_keys: list, model_keys: list) -> tuple[str, str]:
+    """(prefix to strip from the file's keys, prefix to add) that makes the most of them model keys: a
+    wrapper's known prefix, or a common prefix of either side backed by many keys ("", "" when none helps)."""
+    model_set = set(model_keys)
+    strips = ["", *_KNOWN_PREFIXES, *_common_prefixes(file_keys)]
+    adds = ["", *_KNOWN_PREFIXES, *_common_prefixes(model_keys)]
+    best = ("", "", len({k for k in file_keys if k in model_set}))
+    for strip in strips:
+        for add in adds:
+            if (strip or add) and strip != add:
+                score = len({_renamed(k, strip, add) for k in file_keys} & model_set)
+                known = strip in ("", *_KNOWN_PREFIXES) and add in (
+                    "",
+                    *_KNOWN_PREFIXES,
+                )
+                # a prefix that is not a wrapper's needs the evidence of many keys, not one coincidence
+                if score > best[2] and (known or score >= max(2, len(model_set) // 2)):
+                    best = (strip, add, score)
+    return best[0], best[1]
+
+
+def _model_ties(model: nn.Module, expected: dict) -> list[list[str]]:
+    """The model's ties: the state-dict names of each tensor registered under more than one."""
+    names_of = defaultdict(list)
+    for name, t in [
+        *model.named_parameters(remove_duplicate=False),
+        *model.named_buffers(remove_duplicate=False),
+    ]:
+        if name in expected:
+            names_of[id(t)].append(name)
+    return [names for names in names_of.values() if len(names) > 1]
+
+
+def _non_persistent_buffers(model: nn.Module) -> list:
+    """(name, buffer) of every non-persistent buffer of the model."""
+    non_persistent = []
+    for prefix, module in model.named_modules():
+        for name in module._non_persistent_buffers_set:
+            buf = module._buffers.get(name)
+            if buf is not None:
+                non_persistent.append((f"{prefix}.{name}" if prefix else name, buf))
+    return non_persistent

@@ -49,6 +49,7 @@ class _Contents(_InspectionState):
         self._tensor_findings(total)
 
     def _structure_findings(self, root) -> None:
+        """Where the state dict sits: nested in a training checkpoint, a whole pickled module, or nowhere."""
         sd = self.sd
         if sd.how == "nested":
             others = ", ".join(
@@ -96,6 +97,8 @@ class _Contents(_InspectionState):
             )
 
     def _tensor_findings(self, total: int) -> None:
+        """The state dict's tensors: counts and dtypes, devices they were saved from, meta tensors, then how
+        they share storages. `total`: their bytes."""
         ts = self.tensors
         if not ts:
             return
@@ -140,6 +143,11 @@ class _Contents(_InspectionState):
                 f"{len(meta)} tensor(s) saved from the meta device ({_names(meta)}): shapes without values; loading "
                 "them into a model copies nothing",
             )
+        self._storage_findings(ts)
+
+    def _storage_findings(self, ts: list) -> None:
+        """Keys over one storage: ties (the same view under several keys), different views of one storage,
+        and storages much larger than what their tensors view (dead bytes torch.save writes)."""
         # ties: keys over one storage
         by_storage = defaultdict(list)
         for t in ts:

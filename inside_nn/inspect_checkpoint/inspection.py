@@ -40,6 +40,8 @@ class _Inspection(
     concern come from the mixins (one module each), all working on _InspectionState."""
 
     def run(self) -> None:
+        """Open the file (a directory, a special file or one that cannot be opened is said so), decide its
+        format from its first bytes and inspect it as that; a file of no format is said what it looks like."""
         if os.path.isdir(self.path):
             self.not_a_checkpoint(self._directory())
             return
@@ -105,6 +107,7 @@ class _Inspection(
             self.f.close()
 
     def _directory(self) -> str:
+        """What a directory given as the path is (a torch.distributed.checkpoint save, or any directory)."""
         if os.path.exists(os.path.join(self.path, ".metadata")):
             return (
                 "a directory holding a torch.distributed.checkpoint (DCP) save: load it with "

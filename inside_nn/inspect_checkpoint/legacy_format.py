@@ -26,6 +26,8 @@ class _LegacyFormat(_InspectionState):
     """torch.save's legacy format: pickles, then raw storages (part of _Inspection)."""
 
     def _legacy(self) -> None:
+        """A legacy torch.save file: its five pickles read (a plain pickle or a damaged one said as such), what
+        weights_only says of the main one, then the raw storages after them."""
         f = self.f
         stream = _BoundedStream(f)
         try:
@@ -93,12 +95,17 @@ class _LegacyFormat(_InspectionState):
             "NaN/inf",
         )
         storage_keys = keys.root if isinstance(keys.root, list) else []
+        self._legacy_storages(storage_keys, keys.end, little)
+
+    def _legacy_storages(self, storage_keys: list, pos: int, little: bool) -> None:
+        """The raw storages after the pickles, from byte `pos`, in the order the last pickle lists their keys:
+        each an 8-byte element count and the bytes, checked against what the pickle declares and scanned."""
+        f = self.f
         by_key = defaultdict(list)
         for t in [*self.all_tensors, *self.tensors]:
             if t.storage is not None:
                 by_key[t.storage].append(t)
         in_sd = {id(t) for t in self.tensors}
-        pos = keys.end
         order = "<" if little else ">"
         for key in storage_keys:
             ts = by_key.get(key, [])

@@ -44,12 +44,59 @@ class _SafetensorsFormat(_InspectionState):
     """A safetensors file: header, offsets, ties, and safe_open's confirmation (part of _Inspection)."""
 
     def _safetensors(self, head: bytes) -> None:
+        """A safetensors file: its header read and validated here, the layout of its data, findings on what it
+        holds, safe_open's confirmation, then NaN/inf counts of its floating tensors."""
+        f = self.f
+        text = self._st_header_text(head)
+        if text is None:
+            return
+        n, text = text
+        header = self._st_json(text)
+        if header is None:
+            return
+        metadata = header.pop("__metadata__", None) or {}
+        if not isinstance(metadata, dict):
+            self.add(
+                "error",
+                "safetensors header",
+                "__metadata__",
+                "__metadata__ is not a dict of strings",
+            )
+            metadata = {}
+        data_start, data_len = 8 + n, f.size - 8 - n
+        entries, problems, expected = self._st_layout(header)
+        self.format = "safetensors"
+        self.tensors = [t for t, _, _ in entries]
+        self.all_tensors = self.tensors
+        total = sum(t.nbytes for t in self.tensors)
+        truncated = self._st_file_findings(n, metadata, expected, data_len)
+        self.entries = {t.key: t for t in self.tensors}
+        self.sd = _StateDict((), self.entries, "flat", [], [])
+        self._tensor_findings(total)
+        self._st_dropped_ties(metadata)
+        ok = (
+            not truncated
+            and not problems
+            and not any(x.kind == "safetensors header" for x in self.findings)
+        )
+        if ok:
+            self._safe_open()
+        for t, begin, end in entries:
+            if end <= data_len and _floating(t.dtype):
+                self.scanner.storage(
+                    t.key, data_start + begin, end - begin, [t], crc=False
+                )
+        self._values()
+
+    def _st_header_text(self, head: bytes) -> tuple[int, str] | None:
+        """(header length, header text) when the 8-byte length and the bytes it declares make a header that
+        starts like a JSON object; else None, with the finding that says why."""
         f = self.f
         if f.size < 8:
             self.not_a_checkpoint(
                 f"a .safetensors file of {f.size} bytes, shorter than its 8-byte header length"
             )
-            return
+            return None
         n = struct.unpack_from("<Q", head)[0]
         if n > HEADER_LIMIT or n < 2:
             what = _what_else(f, head)
@@ -57,7 +104,7 @@ class _SafetensorsFormat(_InspectionState):
                 f"named .safetensors, but its first 8 bytes declare a header of {n:,} bytes (safetensors refuses "
                 f"headers over {HEADER_LIMIT:,}: HeaderTooLarge); the file is {what}"
             )
-            return
+            return None
         if 8 + n > f.size:
             self.add(
                 "error",
@@ -66,13 +113,13 @@ class _SafetensorsFormat(_InspectionState):
                 f"truncated: the safetensors header declares {n:,} bytes of JSON, the file holds {f.size - 8:,} after "
                 "the length: a partial download",
             )
-            return
+            return None
         raw = f.read(8, n)
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             self.not_a_checkpoint("a safetensors header that is not UTF-8")
-            return
+            return None
         if not text.startswith("{"):
             self.add(
                 "error",
@@ -80,7 +127,11 @@ class _SafetensorsFormat(_InspectionState):
                 "",
                 "the safetensors header does not start with '{': safetensors refuses it",
             )
-            return
+            return None
+        return n, text
+
+    def _st_json(self, text: str) -> dict | None:
+        """The header as a dict (a finding for every key it lists twice), or None when it is no JSON object."""
         duplicates = []
 
         def pairs_hook(pairs):
@@ -97,7 +148,7 @@ class _SafetensorsFormat(_InspectionState):
                 "",
                 f"the safetensors header is not valid JSON ({one_line(error, 120)}): safetensors refuses the file",
             )
-            return
+            return None
         if not isinstance(header, dict):
             self.add(
                 "error",
@@ -105,7 +156,7 @@ class _SafetensorsFormat(_InspectionState):
                 "",
                 "the safetensors header is not a JSON object",
             )
-            return
+            return None
         for key in duplicates:
             self.add(
                 "error",
@@ -113,16 +164,12 @@ class _SafetensorsFormat(_InspectionState):
                 key,
                 f"the header lists {key!r} twice: JSON readers keep one or the other, or refuse; the file is ambiguous",
             )
-        metadata = header.pop("__metadata__", None) or {}
-        if not isinstance(metadata, dict):
-            self.add(
-                "error",
-                "safetensors header",
-                "__metadata__",
-                "__metadata__ is not a dict of strings",
-            )
-            metadata = {}
-        data_start, data_len = 8 + n, f.size - 8 - n
+        return header
+
+    def _st_layout(self, header: dict) -> tuple[list, list, int]:
+        """The tensors the header describes, checked entry by entry and then as a layout (the offsets must tile
+        the data: no hole, no overlap, no tie). Returns ((tensor, begin, end) sorted by offset, the entries'
+        problems, the end of the last tensor's bytes)."""
         entries, problems, spans = [], [], []
         for key, spec in header.items():
             t = self._st_entry(key, spec, problems)
@@ -143,41 +190,49 @@ class _SafetensorsFormat(_InspectionState):
         layout = sorted(entries + spans, key=lambda e: (e[1], e[2]))
         for t, begin, end in layout:
             if begin != expected:
-                if begin < expected:
-                    other = next(
-                        e for e in layout if e[1] <= begin < e[2] and e[0] is not t
-                    )
-                    if (other[1], other[2]) == (begin, end):
-                        self.add(
-                            "error",
-                            "safetensors tie",
-                            t.key,
-                            f"{t.key} and {other[0].key} name the same bytes ({begin}..{end}): a tie written into a "
-                            "safetensors file by hand, which the format does not allow; safetensors refuses the "
-                            "file (InvalidOffset). Save one name and re-tie after loading "
-                            "(safetensors.torch.save_model does that)",
-                        )
-                    else:
-                        self.add(
-                            "error",
-                            "safetensors header",
-                            t.key,
-                            f"{t.key} (bytes {begin}..{end}) overlaps {other[0].key} (bytes {other[1]}..{other[2]}): "
-                            "safetensors refuses the file (InvalidOffset)",
-                        )
-                else:
-                    self.add(
-                        "error",
-                        "safetensors header",
-                        t.key,
-                        f"a hole of {begin - expected} bytes before {t.key} (bytes {expected}..{begin} belong to no "
-                        "tensor): safetensors refuses the file (InvalidOffset)",
-                    )
+                self._st_misplaced(layout, t, begin, end, expected)
             expected = max(expected, end)
-        self.format = "safetensors"
-        self.tensors = [t for t, _, _ in entries]
-        self.all_tensors = self.tensors
-        total = sum(t.nbytes for t in self.tensors)
+        return entries, problems, expected
+
+    def _st_misplaced(
+        self, layout: list, t, begin: int, end: int, expected: int
+    ) -> None:
+        """A tensor that does not start where the one before it ends: a tie, an overlap or a hole."""
+        if begin < expected:
+            other = next(e for e in layout if e[1] <= begin < e[2] and e[0] is not t)
+            if (other[1], other[2]) == (begin, end):
+                self.add(
+                    "error",
+                    "safetensors tie",
+                    t.key,
+                    f"{t.key} and {other[0].key} name the same bytes ({begin}..{end}): a tie written into a "
+                    "safetensors file by hand, which the format does not allow; safetensors refuses the "
+                    "file (InvalidOffset). Save one name and re-tie after loading "
+                    "(safetensors.torch.save_model does that)",
+                )
+            else:
+                self.add(
+                    "error",
+                    "safetensors header",
+                    t.key,
+                    f"{t.key} (bytes {begin}..{end}) overlaps {other[0].key} (bytes {other[1]}..{other[2]}): "
+                    "safetensors refuses the file (InvalidOffset)",
+                )
+        else:
+            self.add(
+                "error",
+                "safetensors header",
+                t.key,
+                f"a hole of {begin - expected} bytes before {t.key} (bytes {expected}..{begin} belong to no "
+                "tensor): safetensors refuses the file (InvalidOffset)",
+            )
+
+    def _st_file_findings(
+        self, n: int, metadata: dict, expected: int, data_len: int
+    ) -> bool:
+        """The format note, whether the data is cut short or runs on, and a file named like a torch.save file.
+        Returns whether the file is truncated."""
+        f = self.f
         fmt = "safetensors"
         if metadata.get("format"):
             fmt += f" (format {metadata['format']!r})"
@@ -213,9 +268,10 @@ class _SafetensorsFormat(_InspectionState):
                 "a safetensors file named like a torch.save file: torch.load reads it as a legacy pickle and fails "
                 "(UnpicklingError); load it with safetensors.torch.load_file(path), or rename it .safetensors",
             )
-        self.entries = {t.key: t for t in self.tensors}
-        self.sd = _StateDict((), self.entries, "flat", [], [])
-        self._tensor_findings(total)
+        return truncated
+
+    def _st_dropped_ties(self, metadata: dict) -> None:
+        """Without a model: the tied names safetensors.torch.save_model dropped and recorded in the metadata."""
         dropped = {
             k: v
             for k, v in metadata.items()
@@ -234,19 +290,6 @@ class _SafetensorsFormat(_InspectionState):
                 f"recorded them in the metadata: {_names(pairs, 4)}. safetensors.torch.load_model(model, path) "
                 "restores the ties; load_state_dict(sd) reports them missing",
             )
-        ok = (
-            not truncated
-            and not problems
-            and not any(x.kind == "safetensors header" for x in self.findings)
-        )
-        if ok:
-            self._safe_open()
-        for t, begin, end in entries:
-            if end <= data_len and _floating(t.dtype):
-                self.scanner.storage(
-                    t.key, data_start + begin, end - begin, [t], crc=False
-                )
-        self._values()
 
     def _st_entry(self, key: str, spec, problems: list):
         from_safetensors = {

@@ -23,6 +23,8 @@ class _InspectionState:
         self.findings: list[Finding] = []
         self.format = None
         self.tensors: list[_Tensor] = []  # every tensor of the state dict
+        # every tensor the file rebuilds, the state dict's and the others' (an optimizer's state, ...)
+        self.all_tensors: list[_Tensor] = []
         self.sd: _StateDict | None = None
         self.entries: dict = {}  # state-dict key -> node
         self.records: list[dict] = []
@@ -34,7 +36,9 @@ class _InspectionState:
         self.tied_notes: dict = {}  # frozenset of tied keys -> index of their "tied keys" note
 
     def add(self, severity: str, kind: str, path: str, message: str) -> None:
+        """One finding, linked to the book's section for its kind (SECTIONS)."""
         self.findings.append(_finding(severity, kind, path, message))
 
     def not_a_checkpoint(self, why: str) -> None:
+        """The one error a file that is no checkpoint gets, with the reason."""
         self.add("error", "not a checkpoint", "", f"not a checkpoint: {why}")

@@ -122,21 +122,27 @@ class _ZipChecks(_InspectionState):
                 )
                 found = True
         if archive and by_name is not None:
-            for name, group in by_name.items():
-                if len(group) > 1:
-                    short = name.partition("/")[2]
-                    took = info.get(short, (None, None))[1]
-                    torch_index = next((e.index for e in group if e.data == took), None)
-                    self.add(
-                        "error",
-                        "duplicate record",
-                        short,
-                        f"{len(group)} entries named {name!r} (central directory entries "
-                        f"{', '.join(str(e.index) for e in group)}): torch's reader (miniz, a binary search over "
-                        f"sorted names) takes entry {torch_index}, Python's zipfile the last one ({group[-1].index}), "
-                        "other tools the first: the file means different things to different readers",
-                    )
-                    found = True
+            found = self._duplicate_records(by_name, info) or found
+        return found
+
+    def _duplicate_records(self, by_name: dict, info: dict) -> bool:
+        """Names the central directory lists more than once: each reader takes another entry. True if any."""
+        found = False
+        for name, group in by_name.items():
+            if len(group) > 1:
+                short = name.partition("/")[2]
+                took = info.get(short, (None, None))[1]
+                torch_index = next((e.index for e in group if e.data == took), None)
+                self.add(
+                    "error",
+                    "duplicate record",
+                    short,
+                    f"{len(group)} entries named {name!r} (central directory entries "
+                    f"{', '.join(str(e.index) for e in group)}): torch's reader (miniz, a binary search over "
+                    f"sorted names) takes entry {torch_index}, Python's zipfile the last one ({group[-1].index}), "
+                    "other tools the first: the file means different things to different readers",
+                )
+                found = True
         return found
 
     def _crc_pass(self, layout: _Layout, archive: str, views_by_record: dict) -> None:

@@ -57,6 +57,8 @@ class _ZipFormat(_InspectionState):
     def _zip_records(
         self, reader, records: list, layout: _Layout | None, why: str
     ) -> None:
+        """The archive as torch's reader lists it: layout findings, a TorchScript archive told apart, then
+        data.pkl read without running it, what weights_only says, and the storages checked."""
         if (
             layout is None
         ):  # torch's reader read it and ours did not: trust torch's, report ours
@@ -67,34 +69,7 @@ class _ZipFormat(_InspectionState):
                 f"torch's reader opens the archive, but {why}",
             )
             return
-        archive = layout.entries[0].name.partition("/")[0] if layout.entries else ""
-        by_name = defaultdict(list)
-        for e in layout.entries:
-            by_name[e.name].append(e)
-        info = {}
-
-        def locate(name):
-            """(size, data offset) as torch's reader resolves them. torch 2.6's reader has no
-            get_record_size, and its get_record_offset allocates a compressed record's declared size:
-            there the directory entry gives both (the layout findings say where ours and miniz's differ)."""
-            if hasattr(reader, "get_record_size"):
-                return reader.get_record_size(name), reader.get_record_offset(name)
-            entry = by_name[f"{archive}/{name}"][-1]
-            return (
-                entry.usize,
-                entry.data if entry.method else reader.get_record_offset(name),
-            )
-
-        for name in records:
-            try:
-                info[name] = locate(name)
-            except Exception as error:  # noqa: BLE001
-                self.add(
-                    "error",
-                    "archive layout",
-                    name,
-                    f"torch's reader cannot locate record {name}: {_short(error)}",
-                )
+        archive, by_name, info = self._locate_records(reader, records, layout)
         self._layout_findings(layout, archive, by_name, info)
         if "constants.pkl" in records or any(r.startswith("code/") for r in records):
             self.format = "torchscript"
@@ -113,28 +88,7 @@ class _ZipFormat(_InspectionState):
                 f"a zip archive without data.pkl (records: {_names(records)}): not written by torch.save"
             )
             return
-        small = {}
-        for name in (
-            ".data/version",
-            "version",
-            "byteorder",
-            ".format_version",
-            ".storage_alignment",
-        ):
-            if name in info and info[name][0] <= SMALL_RECORD:
-                try:
-                    small[name] = (
-                        bytes(reader.get_record(name))
-                        .decode("ascii", "replace")
-                        .strip()
-                    )
-                except Exception as error:  # noqa: BLE001 (a damaged record: say so, go on)
-                    self.add(
-                        "error",
-                        "archive layout",
-                        name,
-                        f"torch's reader cannot read record {name}: {_short(error)}; torch.load fails on it",
-                    )
+        small = self._small_records(reader, info)
         pkl_size = info["data.pkl"][0]
         pkl_entry = (by_name.get(f"{archive}/data.pkl") or [None])[-1]
         if pkl_size > PICKLE_LIMIT:
@@ -185,6 +139,68 @@ class _ZipFormat(_InspectionState):
             f"zip (torch.save), format version {small.get('.data/version') or small.get('version', '?')}",
         )
         self._zip_storages(layout, archive, by_name, info, small)
+
+    def _locate_records(
+        self, reader, records: list, layout: _Layout
+    ) -> tuple[str, dict, dict]:
+        """(the archive's folder, its directory entries by name, {record: (size, data offset)} as torch's
+        reader resolves them); a finding for every record torch's reader cannot locate."""
+        archive = layout.entries[0].name.partition("/")[0] if layout.entries else ""
+        by_name = defaultdict(list)
+        for e in layout.entries:
+            by_name[e.name].append(e)
+        info = {}
+
+        def locate(name):
+            """(size, data offset) as torch's reader resolves them. torch 2.6's reader has no
+            get_record_size, and its get_record_offset allocates a compressed record's declared size:
+            there the directory entry gives both (the layout findings say where ours and miniz's differ)."""
+            if hasattr(reader, "get_record_size"):
+                return reader.get_record_size(name), reader.get_record_offset(name)
+            entry = by_name[f"{archive}/{name}"][-1]
+            return (
+                entry.usize,
+                entry.data if entry.method else reader.get_record_offset(name),
+            )
+
+        for name in records:
+            try:
+                info[name] = locate(name)
+            except Exception as error:  # noqa: BLE001
+                self.add(
+                    "error",
+                    "archive layout",
+                    name,
+                    f"torch's reader cannot locate record {name}: {_short(error)}",
+                )
+        return archive, by_name, info
+
+    def _small_records(self, reader, info: dict) -> dict:
+        """The small text records (version, byteorder, .format_version, .storage_alignment) as strings; a
+        finding for each that torch's reader cannot read."""
+        small = {}
+        for name in (
+            ".data/version",
+            "version",
+            "byteorder",
+            ".format_version",
+            ".storage_alignment",
+        ):
+            if name in info and info[name][0] <= SMALL_RECORD:
+                try:
+                    small[name] = (
+                        bytes(reader.get_record(name))
+                        .decode("ascii", "replace")
+                        .strip()
+                    )
+                except Exception as error:  # noqa: BLE001 (a damaged record: say so, go on)
+                    self.add(
+                        "error",
+                        "archive layout",
+                        name,
+                        f"torch's reader cannot read record {name}: {_short(error)}; torch.load fails on it",
+                    )
+        return small
 
     def _zip_refused(self, layout: _Layout | None, why: str, error: Exception) -> None:
         """torch's reader refuses the archive: find out why, from the bytes."""
@@ -243,17 +259,72 @@ class _ZipFormat(_InspectionState):
             )
 
     def _zip_storages(self, layout, archive, by_name, info, small) -> None:
+        """The storage records against the tensors the pickle points at them, then the CRC pass over every
+        record (with NaN/inf counts of the tensors in the state dict) and the strided views."""
         alignment = small.get(".storage_alignment")
         alignment = (
             int(alignment)
             if alignment and alignment.isdigit() and int(alignment) > 0
             else 64
         )
-        compressed, misaligned = [], []
         views = defaultdict(list)
         for t in [*self.all_tensors, *self.tensors]:
             if t.storage is not None:
                 views[f"data/{t.storage}"].append(t)
+        compressed, misaligned = self._storage_records(
+            views, info, archive, by_name, alignment
+        )
+        if compressed:
+            self._compressed_storages(compressed, info)
+        if misaligned:
+            record, entry = misaligned[0]
+            self.add(
+                "warning",
+                "archive layout",
+                record,
+                f"{len(misaligned)} storage record(s) start off the {alignment or 64}-byte boundary torch.save keeps "
+                f"({_names(r for r, _ in misaligned)}; {record} at byte {entry.data}): the archive was rewritten by "
+                "another tool; torch.load(mmap=True) maps misaligned tensors",
+            )
+        unreferenced = [
+            r
+            for r in info
+            if r.startswith("data/")
+            and r not in views
+            and r != "data.pkl"
+            and info[r][0] > 0
+        ]
+        if unreferenced:
+            total = sum(info[r][0] for r in unreferenced)
+            self.add(
+                "note",
+                "unreferenced record",
+                unreferenced[0],
+                f"{len(unreferenced)} storage record(s) no tensor in the pickle points at ({_names(unreferenced)}, "
+                f"{_mib(total)}): dead bytes, loaded by nothing",
+            )
+        scanned = {id(t) for t in self.tensors}
+        usable = {
+            r: [t for t in ts if t.storage_numel is not None and id(t) in scanned]
+            for r, ts in views.items()
+        }
+        self._crc_pass(layout, archive, usable)
+        for record, ts in usable.items():
+            entry = (by_name.get(f"{archive}/{record}") or [None])[-1]
+            if entry is None or entry.data is None or entry.method != 0:
+                continue
+            for t in ts:
+                if _floating(t.dtype) and not t.dense() and t.span() is not None:
+                    self.scanner.strided(t, entry.data)
+        self._values()
+
+    def _storage_records(
+        self, views: dict, info: dict, archive: str, by_name: dict, alignment: int
+    ) -> tuple[list, list]:
+        """Each storage record against the tensors that view it: missing, of another size than the pickle
+        declares, viewed past its end. Returns the compressed records (record, entry, tensors) and the
+        misaligned ones (record, entry)."""
+        compressed, misaligned = [], []
         for record, ts in views.items():
             key = record.partition("/")[2]
             t0 = ts[0]
@@ -306,70 +377,32 @@ class _ZipFormat(_InspectionState):
                 and entry.data % int(alignment or 64)
             ):
                 misaligned.append((record, entry))
-        if compressed:
-            record, entry, ts = compressed[0]
-            # mmap=True slices the mapped file at the record's offset for its inflated size: past the end of the
-            # file the slice is short and the load raises; inside it, the compressed bytes become the values.
-            past = [
-                r
-                for r, e, views_r in compressed
-                if info[r][1] + (views_r[0].storage_numel or 0) * views_r[0].itemsize
-                > self.f.size
-            ]
-            mapped = (
-                f"raises, since {past[0]} declares more bytes than the file holds after its offset (RuntimeError: "
-                "Trying to resize storage that is not resizable); where they fit, it loads garbage without an error"
-                if past
-                else "loads garbage without an error, since the declared bytes fit inside the file"
-            )
-            self.add(
-                "error",
-                "compressed record",
-                record,
-                f"{len(compressed)} storage record(s) are compressed ({_names(r for r, _, _ in compressed)}; "
-                f"{record}: method {entry.method}, {_mib(entry.csize)} for {_mib(entry.usize)}): torch.load "
-                "inflates them, but torch.load(mmap=True) reads the compressed bytes as the tensors' values: here "
-                f"it {mapped}. torch.save never compresses: the archive was rewritten by another "
-                "tool (re-zipped?); re-save it with torch.save",
-            )
-        if misaligned:
-            record, entry = misaligned[0]
-            self.add(
-                "warning",
-                "archive layout",
-                record,
-                f"{len(misaligned)} storage record(s) start off the {alignment or 64}-byte boundary torch.save keeps "
-                f"({_names(r for r, _ in misaligned)}; {record} at byte {entry.data}): the archive was rewritten by "
-                "another tool; torch.load(mmap=True) maps misaligned tensors",
-            )
-        unreferenced = [
+        return compressed, misaligned
+
+    def _compressed_storages(self, compressed: list, info: dict) -> None:
+        """Storage records that are compressed: torch.load inflates them, mmap=True does not."""
+        record, entry, _ = compressed[0]
+        # mmap=True slices the mapped file at the record's offset for its inflated size: past the end of the
+        # file the slice is short and the load raises; inside it, the compressed bytes become the values.
+        past = [
             r
-            for r in info
-            if r.startswith("data/")
-            and r not in views
-            and r != "data.pkl"
-            and info[r][0] > 0
+            for r, e, views_r in compressed
+            if info[r][1] + (views_r[0].storage_numel or 0) * views_r[0].itemsize
+            > self.f.size
         ]
-        if unreferenced:
-            total = sum(info[r][0] for r in unreferenced)
-            self.add(
-                "note",
-                "unreferenced record",
-                unreferenced[0],
-                f"{len(unreferenced)} storage record(s) no tensor in the pickle points at ({_names(unreferenced)}, "
-                f"{_mib(total)}): dead bytes, loaded by nothing",
-            )
-        scanned = {id(t) for t in self.tensors}
-        usable = {
-            r: [t for t in ts if t.storage_numel is not None and id(t) in scanned]
-            for r, ts in views.items()
-        }
-        self._crc_pass(layout, archive, usable)
-        for record, ts in usable.items():
-            entry = (by_name.get(f"{archive}/{record}") or [None])[-1]
-            if entry is None or entry.data is None or entry.method != 0:
-                continue
-            for t in ts:
-                if _floating(t.dtype) and not t.dense() and t.span() is not None:
-                    self.scanner.strided(t, entry.data)
-        self._values()
+        mapped = (
+            f"raises, since {past[0]} declares more bytes than the file holds after its offset (RuntimeError: "
+            "Trying to resize storage that is not resizable); where they fit, it loads garbage without an error"
+            if past
+            else "loads garbage without an error, since the declared bytes fit inside the file"
+        )
+        self.add(
+            "error",
+            "compressed record",
+            record,
+            f"{len(compressed)} storage record(s) are compressed ({_names(r for r, _, _ in compressed)}; "
+            f"{record}: method {entry.method}, {_mib(entry.csize)} for {_mib(entry.usize)}): torch.load "
+            "inflates them, but torch.load(mmap=True) reads the compressed bytes as the tensors' values: here "
+            f"it {mapped}. torch.save never compresses: the archive was rewritten by another "
+            "tool (re-zipped?); re-save it with torch.save",
+        )
