@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from inside_nn.inspect_checkpoint.limits import SHOWN
-from inside_nn.inspect_module import BOOK, Finding, Report, shorten
+from inside_nn.inspect_module import shorten
+from inside_nn.report import BOOK, Finding, Report
 
 _FILE_IO = "notebooks/05_file_io.html#"
 

@@ -9,7 +9,7 @@ from inside_nn.inspect_checkpoint.files import _File
 from inside_nn.inspect_checkpoint.scan import _Scanner
 from inside_nn.inspect_checkpoint.state_dict import _StateDict
 from inside_nn.inspect_checkpoint.tensors import _Tensor
-from inside_nn.inspect_module import Finding
+from inside_nn.report import Finding
 
 
 class _InspectionState:
