@@ -162,6 +162,13 @@ class Report:
     __repr__ = __str__
 
 
+# In the package, the report types are inside_nn.report's, the same definitions as above (tests/test_report.py
+# holds them equal), so that inspect_checkpoint's CheckpointReport is a Report of this module too. The download
+# (this file on its own) keeps the definitions above.
+if __name__ == "inside_nn.inspect_module":
+    from inside_nn.report import BOOK, SEVERITIES, WIDTH, Finding, Report, wrap
+
+
 # Every tensor access goes through these: a model can hold sparse, meta, quantized, nested and complex tensors,
 # lazy placeholders without a shape, zero-size tensors and tensor subclasses, and the report must not fail on any.
 _COMPRESSED = {

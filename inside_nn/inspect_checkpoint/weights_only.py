@@ -1,0 +1,150 @@
+"""What torch.load(weights_only=True) will do: the pickle's globals against weights_only's allowlist (dangerous
+calls named, never run), and torch.load itself with every storage on the meta device."""
+
+from __future__ import annotations
+
+import pickle
+import pickletools
+import re
+import warnings
+from collections import defaultdict
+
+import torch
+
+from inside_nn.inspect_checkpoint.checkpoint_report import _names, _short
+from inside_nn.inspect_checkpoint.pickle_reader import _Global, _Pickle
+from inside_nn.inspect_checkpoint.state import _InspectionState
+
+# Callables a hostile pickle calls to run code; named as such in the report (everything not allowlisted is refused
+# by weights_only=True either way).
+_DANGEROUS_MODULES = {
+    "os", "posix", "nt", "subprocess", "_posixsubprocess", "sys", "runpy", "importlib", "shutil", "socket", "pty",
+    "commands", "webbrowser", "code", "codeop", "ctypes", "multiprocessing", "pickle", "_pickle", "marshal",
+    "platform", "asyncio", "requests", "urllib", "http", "ftplib", "telnetlib", "tempfile", "pathlib", "io", "_io",
+    "zipimport", "pydoc", "timeit", "bdb", "pdb", "signal", "threading", "_thread",
+}  # fmt: skip
+
+
+_DANGEROUS_NAMES = {
+    "eval", "exec", "execfile", "compile", "__import__", "system", "popen", "spawn", "getattr", "setattr", "delattr",
+    "open", "apply", "breakpoint", "input", "globals", "locals", "vars", "attrgetter", "methodcaller",
+}  # fmt: skip
+
+
+class _WeightsOnly(_InspectionState):
+    """What torch.load(weights_only=True) would accept or refuse (part of _Inspection)."""
+
+    def _globals(self, parsed: _Pickle) -> None:
+        """What the pickle imports and calls, against weights_only's allowlist; dangerous calls named, never run."""
+        from torch import _weights_only_unpickler as wo
+
+        allowed = set(wo._get_allowed_globals()) | set(wo._get_user_allowed_globals())
+        refused = []
+        for g, pos in parsed.globals:
+            if str(g) not in allowed and g not in [r for r, _ in refused]:
+                refused.append((g, pos))
+        if not refused:
+            return
+        self.refused = True
+        calls = defaultdict(list)
+        for obj in parsed.calls:
+            if isinstance(obj.func, _Global):
+                calls[obj.func].append(obj)
+        dangerous = [
+            (g, pos)
+            for g, pos in refused
+            if g.module.partition(".")[0] in _DANGEROUS_MODULES
+            or g.name in _DANGEROUS_NAMES
+        ]
+        for g, pos in dangerous:
+            args = ""
+            for obj in calls.get(g, [])[:1]:
+                shown = ", ".join(
+                    repr(a)[:80]
+                    for a in obj.args
+                    if isinstance(a, str | bytes | int | float)
+                )
+                args = f"({shown})" if shown else "(...)"
+            self.add(
+                "error",
+                "unsafe pickle",
+                "",
+                f"the pickle imports {g}{' and calls it ' + str(g) + args if args else ''} (opcode at byte {pos}): "
+                "code that runs the moment the file is unpickled. torch.load(weights_only=True), the default since "
+                "torch 2.6, refuses it; weights_only=False, pickle.load or an older torch would run it. Not run "
+                "here: treat the file as hostile and delete it",
+            )
+        others = [(g, pos) for g, pos in refused if (g, pos) not in dangerous]
+        if others:
+            names = [str(g) for g, _ in others]
+            modules = {g.module.partition(".")[0] for g, _ in others}
+            advice = (
+                f"If you trust the file, allow them: with torch.serialization.safe_globals([{_names(names, 3)}]): "
+                "torch.load(path); or load the state dict alone"
+            )
+            self.add(
+                "error",
+                "weights_only",
+                "",
+                f"the pickle names {len(names)} global(s) outside weights_only's allowlist ({_names(names)}): "
+                f"torch.load(weights_only=True), the default since torch 2.6, refuses the file; weights_only=False "
+                f"would import {', '.join(sorted(modules))} and build them (code of those classes runs). {advice}",
+            )
+
+    def _torch_load_meta(self) -> None:
+        """torch.load with weights_only=True and every storage on meta: what the reader that loads says. Where the
+        meta path itself fails (it computes storage offsets its own way), torch.load(mmap=True) confirms instead:
+        it maps the file and reads no tensor data either. Not for a compressed record: torch 2.6 inflates it
+        even for meta, and mmap=True would map the compressed bytes."""
+        if self.refused or any(f.kind == "compressed record" for f in self.findings):
+            return
+        try:
+            with warnings.catch_warnings(), self.f.reopen() as opened:
+                warnings.simplefilter("ignore")
+                torch.load(opened, weights_only=True, map_location="meta")
+            return
+        except pickle.UnpicklingError as error:
+            self._refused_by_torch(error)
+            return
+        except Exception as error:  # noqa: BLE001 (what the reader says is the finding)
+            first = error
+        if not self.path.endswith(
+            ".safetensors"
+        ):  # torch.load would hand such a path to safetensors
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    torch.load(
+                        self.path, weights_only=True, mmap=True, map_location="cpu"
+                    )
+                return
+            except Exception as error:  # noqa: BLE001
+                first = error
+        self._refused_by_torch(first)
+
+    def _refused_by_torch(self, error: Exception) -> None:
+        text = " ".join(str(error).split())
+        if (
+            isinstance(error, pickle.UnpicklingError)
+            or "Weights only load failed" in text
+        ):
+            self.refused = True
+            said = text.partition("WeightsUnpickler error: ")[2] or text
+            said = said.split(" Check the documentation")[0]
+            operand = re.search(r"Unsupported operand (\d+)", said)
+            if operand and chr(int(operand.group(1))) in pickletools.code2op:
+                op = pickletools.code2op[chr(int(operand.group(1)))]
+                said += f" (the pickle opcode {op.name}, of pickle protocol {op.proto}: torch.save writes protocol 2)"
+            self.add(
+                "error",
+                "weights_only",
+                "",
+                f"torch.load(weights_only=True), the default since torch 2.6, refuses the file: {said[:300]}",
+            )
+        else:
+            self.add(
+                "error",
+                "not a checkpoint",
+                "",
+                f"not a checkpoint: torch.load(weights_only=True) fails on it: {_short(error)}",
+            )
