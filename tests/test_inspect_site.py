@@ -13,7 +13,11 @@ SITE = ROOT / "_build" / "html"
 
 
 def _sections() -> dict[str, str]:
-    return load_inspect()["SECTIONS"]
+    """Where each inspector's findings link (both print BOOK + SECTIONS[kind])."""
+    from inside_nn.inspect_checkpoint import SECTIONS as CHECKPOINT
+
+    module = {f"inspect_module: {k}": v for k, v in load_inspect()["SECTIONS"].items()}
+    return module | {f"inspect_checkpoint: {k}": v for k, v in CHECKPOINT.items()}
 
 
 @pytest.mark.parametrize("folder", ["notebooks", "ko/notebooks/ko"])

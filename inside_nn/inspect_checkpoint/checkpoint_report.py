@@ -13,7 +13,7 @@ _FILE_IO = "notebooks/05_file_io.html#"
 _SURVIVE = "notebooks/05_checkpoints_that_survive.html#"
 
 
-_LAZY = "notebooks/03_meta_device.html#"
+_META = "notebooks/03_meta_device.html#"
 
 
 # Where the book explains each kind of finding (page and section anchor, relative to BOOK).
@@ -29,7 +29,7 @@ SECTIONS = {
     "prefix": _FILE_IO + "the-module-and-orig-mod-prefixes",
     "file name": _FILE_IO + "safetensors-a-format-with-no-code-in-it",
     "unsafe pickle": _FILE_IO + "loading-files-you-did-not-write",
-    "weights_only": _FILE_IO + "allowing-your-own-classes",
+    "weights_only": _FILE_IO + "opening-an-old-checkpoint-you-trust",
     "device": _FILE_IO + "map-location",
     "truncated": _SURVIVE + "a-process-killed-in-the-middle-of-a-save",
     "bad crc": _SURVIVE + "a-loader-with-a-contract",
@@ -49,9 +49,9 @@ SECTIONS = {
     "shape mismatch": _FILE_IO + "missing-and-unexpected-keys",
     "dtype mismatch": _FILE_IO + "missing-and-unexpected-keys",
     "safetensors tie": _FILE_IO + "safetensors-a-format-with-no-code-in-it",
-    "split tie": _LAZY + "lazy-meta-assign",
-    "non-persistent buffer": _LAZY + "lazy-meta-assign",
-    "lazy": _LAZY + "before-the-dry-run-shapes-checkpoints-ddp",
+    "split tie": _META + "lazy-meta-assign",
+    "non-persistent buffer": _META + "lazy-meta-assign",
+    "lazy": "notebooks/03_lazy_modules.html#before-the-dry-run-shapes-checkpoints-ddp",
 }
 
 
