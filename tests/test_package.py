@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import importlib.util
+import subprocess
+import sys
 import zipfile
 
 import pytest
@@ -157,6 +159,22 @@ def test_the_wheel_is_reproducible_and_holds_the_package(tmp_path):
     assert sources <= names
     assert "inside-nn = inside_nn.cli:main" in entry_points
     assert "Name: inside-nn" in metadata and "Requires-Dist: torch>=2.6" in metadata
+
+
+def test_the_wheel_tool_writes_outside_the_repository(tmp_path):
+    """`python tools/wheel.py DIR` with DIR outside the checkout (the reviewer's crash) builds there."""
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "wheel.py"), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == f"wheel: {(tmp_path / 'out' / wheel_name()).resolve()}"
+    assert (tmp_path / "out" / wheel_name()).read_bytes() == build(
+        tmp_path / "again"
+    ).read_bytes()
 
 
 def test_the_package_imports_without_torch_for_help():

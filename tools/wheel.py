@@ -88,4 +88,5 @@ def build(outdir: Path) -> Path:
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         raise SystemExit("usage: python tools/wheel.py OUTDIR")
-    print(f"wheel: {build(Path(sys.argv[1]).resolve()).relative_to(ROOT)}")
+    built = build(Path(sys.argv[1]).resolve())
+    print(f"wheel: {built.relative_to(ROOT) if built.is_relative_to(ROOT) else built}")
