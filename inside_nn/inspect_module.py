@@ -730,10 +730,21 @@ def _plain_findings(
 
 
 def _state_findings(model: nn.Module) -> tuple[list[Finding], list[dict]]:
+    """Findings about what the model holds: plain tensor attributes, buffers, parameters, what a reset loop
+    would do, and the devices, dtypes and values of all of it; and the buffer table."""
     registered = _Registered(model)
     findings, plain_tensors = _plain_findings(model, registered)
+    buffer_findings, buffers = _buffer_findings(model)
+    findings += buffer_findings
+    findings += _parameter_findings(model)
+    findings += _reset_loop_findings(model)
+    findings += _value_findings([(n, t) for n, t in _state_of(model) if not _lazy(t)] + plain_tensors)
+    return findings, buffers
 
-    # Buffers: what each is, and what DDP does with all of them.
+
+def _buffer_findings(model: nn.Module) -> tuple[list[Finding], list[dict]]:
+    """Buffers: what each is, and what DDP does with all of them."""
+    findings = []
     buffers = []
     for prefix, module in _named_modules(model):
         for name, buf in _entries(module, "_buffers").items():
@@ -790,7 +801,12 @@ def _state_findings(model: nn.Module) -> tuple[list[Finding], list[dict]]:
             )
         )
 
-    # Parameters: unique count, ties, frozen ones.
+    return findings, buffers
+
+
+def _parameter_findings(model: nn.Module) -> list[Finding]:
+    """Parameters: unique count, ties (kept and split), frozen ones."""
+    findings = []
     names_of = defaultdict(list)
     objects = {}
     for name, p in _named_tensors(model, "_parameters", remove_duplicate=False):
@@ -859,7 +875,12 @@ def _state_findings(model: nn.Module) -> tuple[list[Finding], list[dict]]:
             )
         )
 
-    # Initialization: what a `for m in model.modules(): m.reset_parameters()` loop misses or gets wrong.
+    return findings
+
+
+def _reset_loop_findings(model: nn.Module) -> list[Finding]:
+    """Initialization: what a `for m in model.modules(): m.reset_parameters()` loop misses or gets wrong."""
+    findings = []
     for prefix, module in _named_modules(model):
         own = [n for n, p in _entries(module, "_parameters").items() if p is not None]
         if (
@@ -924,9 +945,12 @@ def _state_findings(model: nn.Module) -> tuple[list[Finding], list[dict]]:
                 )
             )
 
-    # Device, dtype and values of everything the model holds.
-    tensors = [(n, t) for n, t in _state_of(model) if not _lazy(t)]
-    tensors += plain_tensors
+    return findings
+
+
+def _value_findings(tensors: list[tuple[str, torch.Tensor]]) -> list[Finding]:
+    """Device, dtype and values of everything the model holds (lazy tensors left out)."""
+    findings = []
     on_meta = [n for n, t in tensors if _is_meta(t)]
     if on_meta:
         shown = ", ".join(on_meta[:4]) + (", ..." if len(on_meta) > 4 else "")
@@ -980,7 +1004,7 @@ def _state_findings(model: nn.Module) -> tuple[list[Finding], list[dict]]:
                     f"holds {found} ({_describe(t)}): every output it touches is non-finite",
                 )
             )
-    return findings, buffers
+    return findings
 
 
 def _non_finite(t: torch.Tensor) -> str | None:
