@@ -208,19 +208,42 @@ def test_translated_pages_are_current(name):
     )
 
 
-def glossary() -> list[tuple[str, str, list[str]]]:
-    """(English, this book's form, rejected forms) for every row of the style sheet's tables."""
+def glossary(text: str | None = None) -> list[tuple[str, str, list[str]]]:
+    """(English, this book's form, rejected forms) for every row of the style sheet's tables.
+
+    The page marks a stem with a trailing hyphen ("import하-", "할당받-"), as Korean grammar writes
+    stems, so that a reader does not take it for a typo; the rejected form is the stem without the
+    hyphen, found where a word starts, so it catches every ending ("할당받은", "할당받아")."""
+    if text is None:
+        text = (KO_BOOK / "glossary.md").read_text(encoding="utf-8")
     rows = []
-    for line in (KO_BOOK / "glossary.md").read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if (
             line.startswith("|")
             and len(cells) == 3
             and cells[0] not in {"English", "---"}
         ):
-            others = [w.strip() for w in cells[2].split(",") if w.strip()]
+            others = [
+                w.strip().removesuffix("-").rstrip()
+                for w in cells[2].split(",")
+                if w.strip()
+            ]
             rows.append((cells[0], cells[1], others))
     return rows
+
+
+def test_a_stem_shown_with_a_hyphen_is_found_without_it():
+    """The page shows "할당받-" (a bare stem reads as a typo); the test looks for 할당받."""
+    (row,) = glossary("| assign | 대입 | 다시 할당, 할당받- |")
+    assert row == ("assign", "대입", ["다시 할당", "할당받"])
+    assert rejected_pattern(row[2][1]).search("값을 할당받은 속성입니다.")
+    shown = (KO_BOOK / "glossary.md").read_text(encoding="utf-8")
+    stems = ["import하", "할당받", "다시 묶", "공유시키"]
+    assert [s for s in stems if f"{s}-" not in shown] == []
+    rejected = {form for _, _, others in glossary() for form in others}
+    assert set(stems) <= rejected
+    assert not [f for f in rejected if f.endswith("-") or not f]
 
 
 LINK_TARGET = re.compile(r"(?<=\])\([^()\s]*\)|<[^<>]*>|https?://\S+")
@@ -431,6 +454,11 @@ def test_glossary_has_one_form_for_every_concept_the_review_named():
         "한 번 reduce하는 것입니다.",
         "개수를 all-gather해서 합칩니다.",
         "설정 셀이 import하는 이름들입니다.",
+        "`weight` 속성은 새 텐서를 할당받습니다.",
+        "두 가중치를 다시 묶어 둡니다.",
+        "디코더가 인코더와 가중치를 공유시키는 코드입니다.",
+        "질문을 던집니다.",
+        "이 방법은 모델 모음의 어딘가에서 멈춥니다.",
         "`all_reduce`하면 됩니다.",
         "레이어를 쌓습니다.",
         "이 층을 쓰십시오.",
