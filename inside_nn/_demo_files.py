@@ -214,13 +214,24 @@ def _cases(training_run: bytes, marker: Path) -> dict:
         "embedding.weight": torch.randn(5, 4),
         "mask": torch.full((4, 4), float("-inf")).triu(1),
     }
-    nan = float("nan")
     torch.serialization.set_crc32_options(False)
     try:
         no_crc = _saved({"weight": torch.arange(6.0), "bias": torch.zeros(2)})
     finally:
         torch.serialization.set_crc32_options(True)
     runs_code = _RunsCodeWhenLoaded(f"open({str(marker)!r}, 'w').close()")
+    return {
+        **_refused_cases(
+            good, flipped, foreign, safetensors, duplicate, causal, runs_code
+        ),
+        **_loaded_cases(
+            training_run, no_crc, good, safetensors, causal, float8, shared, views
+        ),
+    }
+
+
+def _refused_cases(good, flipped, foreign, safetensors, duplicate, causal, runs_code):
+    """The files load_newest_valid must pass over, with the words of each verdict (part of _cases)."""
     return {
         "step-30.pt\nloaded step-99.pt": (
             b"\x1b[32mforged\x1b[0m",
@@ -292,6 +303,15 @@ def _cases(training_run: bytes, marker: Path) -> dict:
             "NaN",
         ),
         "sparse.pt": (_saved({"w": torch.eye(3).to_sparse()}), "sparse_coo tensor"),
+    }
+
+
+def _loaded_cases(
+    training_run, no_crc, good, safetensors, causal, float8, shared, views
+):
+    """The files it must load, odd as they are (part of _cases)."""
+    nan = float("nan")
+    return {
         "training-run.pt": (training_run, "loaded"),
         "no-crc.pt": (no_crc, "loaded"),
         "loss-history.pt": (

@@ -2,6 +2,8 @@
 
 Each chapter's page imports its `check_*` functions; each checker runs a reader's answer beside the
 `_reference_*` solution the page shows, through `inside_nn.exercises.harness`, and prints one line.
+Two modules serve one chapter's checkers: `ch03_models` (the models chapter 3's answers run on) and
+`simulated_devices` (chapter 6's accelerators, clock and queues, simulated on the CPU).
 """
 
 # Each chapter's notebook (its file name without .ipynb) and the module of its checkers.

@@ -640,6 +640,84 @@ def _train_on(model):
                 tensor.add_(1)
 
 
+def _check_snapshot_keys(where, model, expected, snap):
+    """The snapshot's keys are state_dict()'s; a Wrong names what is missing or extra."""
+    missing = sorted(set(expected) - set(snap))
+    extra = sorted(set(snap) - set(expected))
+    buffers = {n for n, _ in model.named_buffers()}
+    params = {n for n, _ in model.named_parameters(remove_duplicate=False)}
+    if missing and set(missing) <= buffers:
+        raise Wrong(
+            f"✗ {where} your snapshot misses the buffers {missing[:3]}: state_dict() holds them; start from it"
+        )
+    if missing and set(missing) <= params:
+        raise Wrong(
+            f"✗ {where} your snapshot misses {missing[:3]}: state_dict() lists a tied tensor under each name; start from it"
+        )
+    if extra and set(extra) <= buffers:
+        raise Wrong(
+            f"✗ {where} your snapshot has {extra[:3]}, a non-persistent buffer that state_dict() leaves out; load_state_dict refuses it"
+        )
+    if missing or extra:
+        raise Wrong(
+            f"✗ {where} the keys differ from state_dict()'s: missing {missing[:3]}, extra {extra[:3]}"
+        )
+
+
+def _check_snapshot_entries(where, expected, snap):
+    """Each entry of the snapshot is an equal copy of state_dict()'s, outside autograd."""
+    for name, want in expected.items():
+        got = snap[name]
+        if not isinstance(want, torch.Tensor):
+            if got != want:
+                raise Wrong(
+                    f"✗ {where} `{name}` (extra state) is not an equal copy of state_dict()'s entry"
+                )
+            continue
+        if not isinstance(got, torch.Tensor):
+            raise Wrong(
+                f"✗ {where} `{name}` is an object of type {type(got).__name__}, not a tensor"
+            )
+        if (got.dtype, got.shape) != (want.dtype, want.shape):
+            raise Wrong(
+                f"✗ {where} `{name}` is {got.dtype} {tuple(got.shape)}; expected {want.dtype} {tuple(want.shape)}: copy each tensor as it is"
+            )
+        if got.device.type == "meta" or not _same_values(got.detach(), want):
+            raise Wrong(f"✗ {where} `{name}` holds other values than the model")
+        if got.requires_grad:
+            raise Wrong(
+                f"✗ {where} `{name}` requires grad: the snapshot is tied to autograd; copy from state_dict() (or detach())"
+            )
+
+
+def _check_snapshot_restores(where, model, expected, snap):
+    """Training goes on without changing the snapshot, and load_state_dict(snapshot) restores the model."""
+    _train_on(model)
+    for name, want in expected.items():
+        if isinstance(want, torch.Tensor) and not _same_values(
+            snap[name].detach(), want
+        ):
+            raise Wrong(
+                f"✗ {where} `{name}` changed when training went on: it shares memory with the live model; clone each tensor"
+            )
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.load_state_dict(snap)
+    except Exception as error:  # noqa: BLE001 (the answer's dict is at fault)
+        raise Wrong(
+            f"✗ {where} load_state_dict(snapshot) raised {type(error).__name__}: {str(error).strip().splitlines()[0]}"
+        ) from None
+    for name, value in model.state_dict().items():
+        same = (
+            _same_values(value, expected[name])
+            if isinstance(value, torch.Tensor)
+            else value == expected[name]
+        )
+        if not same:
+            raise Wrong(f"✗ {where} load_state_dict(snapshot) did not restore `{name}`")
+
+
 @checker
 def check_snapshot(answer):
     """snapshot(model) against the reference on the small models and the zoo; then training goes on and loading restores (torch 2.6-2.15)."""
@@ -668,77 +746,12 @@ def check_snapshot(answer):
             raise Wrong(
                 f"✗ {where} snapshot returned an object of type {type(snap).__name__}; return a dict from names to tensors, like state_dict()"
             )
-        missing = sorted(set(expected) - set(snap))
-        extra = sorted(set(snap) - set(expected))
-        buffers = {n for n, _ in model.named_buffers()}
-        params = {n for n, _ in model.named_parameters(remove_duplicate=False)}
-        if missing and set(missing) <= buffers:
-            raise Wrong(
-                f"✗ {where} your snapshot misses the buffers {missing[:3]}: state_dict() holds them; start from it"
-            )
-        if missing and set(missing) <= params:
-            raise Wrong(
-                f"✗ {where} your snapshot misses {missing[:3]}: state_dict() lists a tied tensor under each name; start from it"
-            )
-        if extra and set(extra) <= buffers:
-            raise Wrong(
-                f"✗ {where} your snapshot has {extra[:3]}, a non-persistent buffer that state_dict() leaves out; load_state_dict refuses it"
-            )
-        if missing or extra:
-            raise Wrong(
-                f"✗ {where} the keys differ from state_dict()'s: missing {missing[:3]}, extra {extra[:3]}"
-            )
-        for name, want in expected.items():
-            got = snap[name]
-            if not isinstance(want, torch.Tensor):
-                if got != want:
-                    raise Wrong(
-                        f"✗ {where} `{name}` (extra state) is not an equal copy of state_dict()'s entry"
-                    )
-                continue
-            if not isinstance(got, torch.Tensor):
-                raise Wrong(
-                    f"✗ {where} `{name}` is an object of type {type(got).__name__}, not a tensor"
-                )
-            if (got.dtype, got.shape) != (want.dtype, want.shape):
-                raise Wrong(
-                    f"✗ {where} `{name}` is {got.dtype} {tuple(got.shape)}; expected {want.dtype} {tuple(want.shape)}: copy each tensor as it is"
-                )
-            if got.device.type == "meta" or not _same_values(got.detach(), want):
-                raise Wrong(f"✗ {where} `{name}` holds other values than the model")
-            if got.requires_grad:
-                raise Wrong(
-                    f"✗ {where} `{name}` requires grad: the snapshot is tied to autograd; copy from state_dict() (or detach())"
-                )
+        _check_snapshot_keys(where, model, expected, snap)
+        _check_snapshot_entries(where, expected, snap)
         changed = before.difference(ModelState(model))
         if changed:
             raise Wrong(f"✗ {where} snapshot {changed}; it should only copy")
-        _train_on(model)
-        for name, want in expected.items():
-            if isinstance(want, torch.Tensor) and not _same_values(
-                snap[name].detach(), want
-            ):
-                raise Wrong(
-                    f"✗ {where} `{name}` changed when training went on: it shares memory with the live model; clone each tensor"
-                )
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                model.load_state_dict(snap)
-        except Exception as error:  # noqa: BLE001 (the answer's dict is at fault)
-            raise Wrong(
-                f"✗ {where} load_state_dict(snapshot) raised {type(error).__name__}: {str(error).strip().splitlines()[0]}"
-            ) from None
-        for name, value in model.state_dict().items():
-            same = (
-                _same_values(value, expected[name])
-                if isinstance(value, torch.Tensor)
-                else value == expected[name]
-            )
-            if not same:
-                raise Wrong(
-                    f"✗ {where} load_state_dict(snapshot) did not restore `{name}`"
-                )
+        _check_snapshot_restores(where, model, expected, snap)
     return (
         "✓ correct: matches the reference on small models and the zoo's architectures in float32, float64 and "
         "bfloat16, stays fixed while they train, and restores them (buffers, ties, extra state, NaN and inf included)"

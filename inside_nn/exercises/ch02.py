@@ -230,6 +230,74 @@ def _structure_problem(before, model, where):
 _SKIP = "skip"  # the reference does not apply to this model
 
 
+def _reference_values(model, before, originals):
+    """Each parameter as model.apply(_reference_init_weights) leaves it, with the model then put back as
+    built (the same objects); None where the reference cannot initialize the model."""
+    try:
+        model.apply(_reference_init_weights)
+    except Exception:  # noqa: BLE001 (a zoo model the reference cannot initialize is no family)
+        return None
+    expected = [p.detach().clone() for _, p, _, _ in before.params]
+    with torch.no_grad():  # back to the model as built, the same objects
+        for (_, p, _, _), value in zip(before.params, originals):
+            p.copy_(value)
+    return expected
+
+
+def _touched_hint(where, name, owner):
+    """The line for a parameter the answer changed and the reference leaves alone."""
+    if isinstance(owner, nn.MultiheadAttention):
+        return f"✗ {where}: it changed {name}, which belongs to no nn.Linear; initialize nn.Linear layers only"
+    return f"✗ {where}: it changed the {type(owner).__name__}'s {name}: initialize nn.Linear layers only"
+
+
+def _left_hint(where, name, owner, param, reference):
+    """The line for a parameter the reference initializes and the answer left as it was."""
+    if torch.all(reference == 0):
+        return f"✗ {where}: it left {name} as it was: the biases should be zero (nn.init.zeros_)"
+    if type(owner) is not nn.Linear and isinstance(owner, nn.Linear):
+        return f"✗ {where}: it left {name} at its default: type(module) is nn.Linear misses subclasses; use isinstance"
+    if getattr(owner, "bias", 0) is None:
+        return f"✗ {where}: it left {name} at its default (a layer built with bias=False: does your `bias is not None` check guard the weight too?)"
+    if not getattr(owner, "weight", param).requires_grad:
+        return f"✗ {where}: it left {name} at its default: a frozen layer is initialized too (requires_grad says nothing about init)"
+    return f"✗ {where}: it left {name} at its default"
+
+
+def _draw_problem(where, name, param):
+    """The line for drawn values that are no normal(0, 0.02) truncated at ±0.04; else None."""
+    values = param.float()
+    largest = values.abs().max().item()
+    bound = _bound(0.04, param.dtype)
+    if largest > bound:
+        return f"✗ {where}: {name} reaches {largest:.3f}: trunc_normal_'s a and b are absolute bounds (default ±2); pass a=-0.04, b=0.04"
+    on_bounds = int((values.abs() >= bound / (1 + 2e-6)).sum())
+    if on_bounds >= 3 and on_bounds > values.numel() * (
+        0.01 if param.dtype == torch.bfloat16 else 0.005
+    ):
+        return f"✗ {where}: many of {name}'s values sit on ±0.04: clamping piles the tails onto the bounds; truncation redraws them"
+    if values.numel() >= 16384 and (
+        abs(values.std().item() / _TRUNCATED_STD - 1) > 0.05
+        or abs(values.mean().item()) > 1e-3
+    ):
+        return f"✗ {where}: {name} has std {values.std().item():.4f}; a normal with std 0.02 cut at ±0.04 has mean 0 and std {_TRUNCATED_STD:.4f}"
+    centre = (values.abs() < 0.01).float().mean().item()
+    if values.numel() >= 65536 and abs(centre - _CENTRE_SHARE) > 0.0075:  # 4 sd
+        return f"✗ {where}: {centre:.1%} of {name} lie within ±0.01, a truncated normal has {_CENTRE_SHARE:.1%}: redraw values outside ±0.04 (fmod or wrapping folds them inward)"
+    return None
+
+
+def _identical_problem(where, drawn):
+    """The line for two layers drawn alike where the reference draws them differently; else None."""
+    for i, (name, param, reference) in enumerate(drawn):
+        for other, same, reference_other in drawn[i + 1 :]:
+            if param.shape != same.shape or torch.equal(reference, reference_other):
+                continue
+            if torch.equal(param, same):
+                return f"✗ {where}: {name} and {other} came out identical: a generator seeded inside init_weights restarts for every layer; draw from one stream"
+    return None
+
+
 def _init_weights_problem(answer, what, build, dtype):
     """None if answer does what the reference does to the model `build()` makes; else the hint."""
     _seed(0)
@@ -238,14 +306,9 @@ def _init_weights_problem(answer, what, build, dtype):
         model.to(dtype)
     before = ModelState(model)
     originals = [value for _, _, _, value in before.params]
-    try:
-        model.apply(_reference_init_weights)
-    except Exception:  # noqa: BLE001 (a zoo model the reference cannot initialize is no family)
+    expected = _reference_values(model, before, originals)
+    if expected is None:
         return _SKIP
-    expected = [p.detach().clone() for _, p, _, _ in before.params]
-    with torch.no_grad():  # back to the model as built, the same objects
-        for (_, p, _, _), value in zip(before.params, originals):
-            p.copy_(value)
     where = f"on {what}"
     error = _apply_init(answer, model, where)
     if error:
@@ -261,51 +324,20 @@ def _init_weights_problem(answer, what, build, dtype):
         should_change = not torch.equal(reference, old)
         changed = not torch.equal(param, old)
         if changed and not should_change:
-            if isinstance(owner, nn.MultiheadAttention):
-                return f"✗ {where}: it changed {name}, which belongs to no nn.Linear; initialize nn.Linear layers only"
-            return f"✗ {where}: it changed the {type(owner).__name__}'s {name}: initialize nn.Linear layers only"
+            return _touched_hint(where, name, owner)
         if should_change and not changed:
-            if torch.all(reference == 0):
-                return f"✗ {where}: it left {name} as it was: the biases should be zero (nn.init.zeros_)"
-            if type(owner) is not nn.Linear and isinstance(owner, nn.Linear):
-                return f"✗ {where}: it left {name} at its default: type(module) is nn.Linear misses subclasses; use isinstance"
-            if getattr(owner, "bias", 0) is None:
-                return f"✗ {where}: it left {name} at its default (a layer built with bias=False: does your `bias is not None` check guard the weight too?)"
-            if not getattr(owner, "weight", param).requires_grad:
-                return f"✗ {where}: it left {name} at its default: a frozen layer is initialized too (requires_grad says nothing about init)"
-            return f"✗ {where}: it left {name} at its default"
+            return _left_hint(where, name, owner, param, reference)
         if not should_change:
             continue
         if torch.all(reference == 0):
             if not torch.all(param == 0):
                 return f"✗ {where}: {name} should be zero: the biases should be zero (nn.init.zeros_)"
             continue
-        values = param.float()
-        largest = values.abs().max().item()
-        bound = _bound(0.04, param.dtype)
-        if largest > bound:
-            return f"✗ {where}: {name} reaches {largest:.3f}: trunc_normal_'s a and b are absolute bounds (default ±2); pass a=-0.04, b=0.04"
-        on_bounds = int((values.abs() >= bound / (1 + 2e-6)).sum())
-        if on_bounds >= 3 and on_bounds > values.numel() * (
-            0.01 if param.dtype == torch.bfloat16 else 0.005
-        ):
-            return f"✗ {where}: many of {name}'s values sit on ±0.04: clamping piles the tails onto the bounds; truncation redraws them"
-        if values.numel() >= 16384 and (
-            abs(values.std().item() / _TRUNCATED_STD - 1) > 0.05
-            or abs(values.mean().item()) > 1e-3
-        ):
-            return f"✗ {where}: {name} has std {values.std().item():.4f}; a normal with std 0.02 cut at ±0.04 has mean 0 and std {_TRUNCATED_STD:.4f}"
-        centre = (values.abs() < 0.01).float().mean().item()
-        if values.numel() >= 65536 and abs(centre - _CENTRE_SHARE) > 0.0075:  # 4 sd
-            return f"✗ {where}: {centre:.1%} of {name} lie within ±0.01, a truncated normal has {_CENTRE_SHARE:.1%}: redraw values outside ±0.04 (fmod or wrapping folds them inward)"
+        problem = _draw_problem(where, name, param)
+        if problem:
+            return problem
         drawn.append((name, param, reference))
-    for i, (name, param, reference) in enumerate(drawn):
-        for other, same, reference_other in drawn[i + 1 :]:
-            if param.shape != same.shape or torch.equal(reference, reference_other):
-                continue
-            if torch.equal(param, same):
-                return f"✗ {where}: {name} and {other} came out identical: a generator seeded inside init_weights restarts for every layer; draw from one stream"
-    return None
+    return _identical_problem(where, drawn)
 
 
 def _follows_the_global_seed(answer):

@@ -2,7 +2,7 @@
 device" (03_meta_device.ipynb).
 
 Each `check_*` runs a reader's answer beside `_reference_*`, the code the solution shows, on the small models
-below and on real architectures drawn from `inside_nn.zoo` (in float32, float64 and bfloat16), through
+of `ch03_models` and on real architectures drawn from `inside_nn.zoo` (in float32, float64 and bfloat16), through
 `inside_nn.exercises.harness`, and prints one line. The harness checks global state around every call of
 the answer: `init_small` must draw from the global generator (it is checked to follow `torch.manual_seed`),
 `count_parameters` and `build_on_meta` must draw nothing. A zoo model joins a family only where the
@@ -12,15 +12,25 @@ the zoo as it grows.
 """
 
 import copy
-import warnings
 from functools import partial, wraps
 
 import torch
 from torch import nn
 
-from inside_nn import pick_device, zoo
+from inside_nn import pick_device
+from inside_nn.exercises.ch03_models import (
+    _buffer_calls,
+    _build_family,
+    _count_family,
+    _groups_family,
+    _init_family,
+    _init_from_meta_family,
+    _quietly,
+    _recording,
+    _seed,
+    _unmaterialized_family,
+)
 from inside_nn.exercises.harness import (
-    FLOATS,
     ModelState,
     Wrong,
     _plain_default_device,
@@ -63,12 +73,6 @@ def _reference_build_on_meta(make_model, state_dict):
 
 
 # --- calling the answer ----------------------------------------------------------------------------
-
-
-def _seed(seed):
-    """Seed the CPU generator (the harness restores the caller's after the check). torch.manual_seed would
-    also queue a seed for every accelerator, at a few milliseconds a call."""
-    torch.default_generator.manual_seed(seed)
 
 
 class _TorchNotImplemented(RuntimeError):
@@ -128,226 +132,7 @@ def _cast(inputs, dtype):
     )
 
 
-def _quietly(build):
-    """build(), with the warnings some constructors emit silenced."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return build()
-
-
 # --- the small models ------------------------------------------------------------------------------
-
-
-class _ScaledLinear(nn.Linear):
-    """A Linear subclass, as a reader's own layer would be."""
-
-    def forward(self, x):
-        return 0.5 * super().forward(x)
-
-
-_buffer_calls = []  # (device argument, default device) of every init_buffers call
-
-
-class _CheckLM(nn.Module):
-    """A tied LM with a Transformer layer and a computed non-persistent table (like TinyLM)."""
-
-    def __init__(self, vocab=40, dim=32, max_len=16):
-        super().__init__()
-        self.dim, self.max_len = dim, max_len
-        self.embed = nn.Embedding(vocab, dim)
-        self.block = nn.TransformerEncoderLayer(
-            dim, 2, dim_feedforward=64, dropout=0.0, batch_first=True
-        )
-        self.head = nn.Linear(dim, vocab, bias=False)
-        self.init_buffers()
-        self.tie_weights()
-
-    def init_buffers(self, device=None):
-        _buffer_calls.append((device, torch.empty(()).device.type))
-        position = torch.arange(self.max_len, device=device).unsqueeze(1)
-        inv_freq = 10000 ** (-torch.arange(0, self.dim, 2, device=device) / self.dim)
-        angles = position * inv_freq
-        table = torch.cat([angles.sin(), angles.cos()], 1)
-        self.register_buffer("positions", table, persistent=False)
-
-    def tie_weights(self):
-        self.head.weight = self.embed.weight
-
-    def forward(self, tokens):
-        hidden = self.embed(tokens) + self.positions[: tokens.shape[1]]
-        return self.head(self.block(hidden))
-
-
-class _Rotary(nn.Module):
-    """A nested module whose only buffer, inv_freq, is computed and not saved."""
-
-    def __init__(self, dim):
-        super().__init__()
-        self.dim = dim
-        self.init_buffers()
-
-    def init_buffers(self, device=None):
-        _buffer_calls.append((device, torch.empty(()).device.type))
-        steps = torch.arange(0, self.dim, 2, device=device) / self.dim
-        self.register_buffer("inv_freq", 10000**-steps, persistent=False)
-
-    def forward(self, x):
-        angles = torch.arange(x.shape[1], device=x.device)[:, None] * self.inv_freq
-        return x * torch.cat([angles.cos(), angles.sin()], -1)
-
-
-class _TiedGPT(nn.Module):
-    """A tied LM with GPT-2's names (wte, lm_head): a tie written by hand for TinyLM misses it."""
-
-    def __init__(self, vocab=24, dim=16):
-        super().__init__()
-        self.wte = nn.Embedding(vocab, dim)
-        self.ln_f = nn.LayerNorm(dim)
-        self.lm_head = nn.Linear(dim, vocab, bias=False)
-        self.tie_weights()
-
-    def tie_weights(self):
-        self.lm_head.weight = self.wte.weight
-
-    def forward(self, tokens):
-        return self.lm_head(self.ln_f(self.wte(tokens)))
-
-
-class _ClsNet(nn.Module):
-    """Non-standard parameter names, a frozen embedding, a nested computed buffer, a lazy head."""
-
-    def __init__(self, width=16):
-        super().__init__()
-        self.cls_token = nn.Parameter(torch.zeros(1, 1, width))
-        self.patch = nn.Linear(12, width)
-        self.frozen_pos = nn.Embedding(8, width).requires_grad_(False)
-        self.rotary = _Rotary(width)
-        self.out = nn.LazyLinear(3)
-
-    def forward(self, x):
-        h = self.patch(x) + self.frozen_pos.weight[: x.shape[1]]
-        h = torch.cat([self.cls_token.expand(x.shape[0], -1, -1), h], 1)
-        return self.out(self.rotary(h)[:, 0])
-
-
-def _recording(make, built_on):
-    """make, which also notes the default device at each call (meta inside torch.device('meta'))."""
-
-    def make_model():
-        built_on.append(torch.empty(()).device.type)
-        return make()
-
-    return make_model
-
-
-def _lazy_mlp(width=32, out=10):
-    return nn.Sequential(nn.LazyLinear(width), nn.ReLU(), nn.LazyLinear(out))
-
-
-def _lazy_convnet():
-    return nn.Sequential(
-        nn.LazyConv2d(6, 3, padding=1, dilation=1),
-        nn.LazyBatchNorm2d(),
-        nn.ReLU(),
-        nn.Flatten(),
-        nn.LazyLinear(5),
-    )
-
-
-def _restored_lazy():
-    source = _lazy_mlp(64, 64)
-    source(torch.zeros(1, 64))
-    restored = _lazy_mlp(64, 64)
-    restored.load_state_dict(source.state_dict())  # LazyLinear until its first forward
-    return restored
-
-
-def _dry_run(make, *inputs):
-    def build():
-        net = make()
-        net(*inputs)
-        return net
-
-    return build
-
-
-def _frozen_linear():
-    return nn.Sequential(nn.Linear(64, 64).requires_grad_(False), nn.Tanh())
-
-
-# Zoo models the init exercise leaves out: a lazy module before its dry run has nothing to fill, a meta
-# model has no values, wrappers need a process group or a compiler, and a weight recomputed from other
-# tensors (a parametrization, pruning's or the old weight_norm's pre-hook) is not what nn.init writes into:
-# the reference itself fills a temporary there. (The sparse-adjacency GCNs hold no nn.Linear.)
-_NOT_INITIALIZED_HERE = {
-    "lazy-uninitialized",
-    "meta",
-    "wrapper",
-    "parametrized",
-    "hook-weight",
-    "sparse",
-}
-
-
-def _zoo_build(name, seed=0):
-    """zoo.build(name), seeded the same way, without torch.manual_seed's cost."""
-    _seed(seed)
-    return _quietly(zoo.MODELS[name].build)
-
-
-def _init_family():
-    """(label, factory, dtype); the small models' drawn weights have >= 1024 entries, so std is measurable."""
-    family = [
-        (
-            "an MLP with bias=False",
-            lambda: nn.Sequential(
-                nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 64, bias=False)
-            ),
-            torch.float32,
-        ),
-        (
-            "a lazy MLP after its dry run",
-            _dry_run(lambda: _lazy_mlp(64, 64), torch.zeros(1, 64)),
-            torch.float32,
-        ),
-        ("a restored lazy MLP", _restored_lazy, torch.float32),
-        ("a restored lazy MLP", _restored_lazy, torch.bfloat16),
-        (
-            "a model with a LayerNorm",
-            lambda: nn.Sequential(nn.Linear(64, 64), nn.LayerNorm(64)),
-            torch.float64,
-        ),
-        (
-            "a Transformer layer",
-            lambda: nn.TransformerEncoderLayer(32, 2, 64, batch_first=True),
-            torch.float32,
-        ),
-        ("a tied LM", _CheckLM, torch.float32),
-        (
-            "an untied Embedding",
-            lambda: nn.Sequential(nn.Embedding(64, 32), nn.Linear(32, 64)),
-            torch.float32,
-        ),
-        (
-            "a conv net with BatchNorm",
-            lambda: nn.Sequential(
-                nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.Flatten(), nn.Linear(72, 32)
-            ),
-            torch.float32,
-        ),
-        (
-            "a model with a Linear subclass",
-            lambda: nn.Sequential(_ScaledLinear(64, 64), nn.Tanh()),
-            torch.float32,
-        ),
-        ("a model with a frozen Linear", _frozen_linear, torch.bfloat16),
-    ]
-    for i, (name, spec) in enumerate(zoo.MODELS.items()):
-        if spec.traits & _NOT_INITIALIZED_HERE:
-            continue
-        dtype = torch.float32 if "half-buffer" in spec.traits else FLOATS[i % 3]
-        family.append((f"the zoo's `{name}`", partial(_zoo_build, name), dtype))
-    return family
 
 
 # --- init_small ------------------------------------------------------------------------------------
@@ -368,39 +153,32 @@ def _applying(answer):
 _SKIP = "skip"  # the reference does not apply to this model
 
 
-def _init_problem(init_small, label, make, dtype, seed):
-    """None if net.apply(init_small) does to the model what the reference does; else the line."""
-    _seed(seed)
-    net = _quietly(make)
-    if dtype != torch.float32:
-        net.to(dtype)
-    label += _dtype_note(dtype)
-    before = ModelState(net)
-    originals = [value for _, _, _, value in before.params]
+def _kind(value, old):
+    """What an initializer did to a parameter: "kept" its value, filled it with "zeros", or "drawn" it."""
+    if torch.equal(value, old):
+        return "kept"
+    return "zeros" if torch.count_nonzero(value) == 0 else "drawn"
+
+
+def _reference_kinds(net, before, originals):
+    """{name: kind} as net.apply(_reference_init_small) leaves each parameter, with the model then put
+    back as built (the same objects); None where the reference cannot initialize the model."""
     try:
         net.apply(_reference_init_small)
     except Exception:  # noqa: BLE001 (a zoo model the reference cannot initialize is no family)
-        return _SKIP
+        return None
     expected = {}
     for (name, p, _, _), old in zip(before.params, originals):
-        value = p.detach()
-        expected[name] = (
-            "kept"
-            if torch.equal(value, old)
-            else "zeros"
-            if torch.count_nonzero(value) == 0
-            else "drawn"
-        )
+        expected[name] = _kind(p.detach(), old)
     with torch.no_grad():  # back to the model as built, the same objects
         for (_, p, _, _), value in zip(before.params, originals):
             p.copy_(value)
-    _seed(seed + 1)
-    _, line, error = _call(_applying(init_small), net, allow={"rng"})
-    if line:
-        if isinstance(error, AttributeError) and "NoneType" in str(error):
-            return f"✗ on {label}: a Linear built with bias=False has bias None; test `module.bias is not None` first."
-        return _stub_or_error(line, label)
-    now = ModelState(net)
+    return expected
+
+
+def _in_place_problem(label, before, now):
+    """The line for an answer that replaced a parameter, changed its dtype, device or requires_grad, or
+    wrote anything but parameter values; else None."""
     for (name, old, flag, value), (_, new, new_flag, _) in zip(
         before.params, now.params
     ):
@@ -413,16 +191,29 @@ def _init_problem(init_small, label, make, dtype, seed):
     changed = rest.difference(now)
     if changed:
         return f"✗ on {label}: init_small {changed}; an initializer writes parameter values only."
+    return None
+
+
+def _kept_hint(label, name, p, owner):
+    """The line for a parameter the reference draws and the answer left as it was."""
+    if not p.requires_grad:
+        return f"✗ on {label}: `{name}` kept its value: a frozen layer is initialized too (requires_grad says nothing about init)."
+    if "restored" in label:
+        return f"✗ on {label}: `{name}` kept its value: the layer is a LazyLinear until its first forward; `type(m) == nn.Linear` misses it. Use isinstance."
+    if owner in ("Linear", "LazyLinear") and "lazy" not in label:
+        return f"✗ on {label}: `{name}` kept its value: the layers are nn.Linear, and `type(m) == nn.LazyLinear` matches none. Use isinstance."
+    if owner in ("Linear", "LazyLinear"):
+        return f"✗ on {label}: `{name}` kept its value: after the dry run no layer is a LazyLinear. Use isinstance(m, nn.Linear)."
+    return f"✗ on {label}: `{name}` (an nn.Linear subclass) kept its value: a `type(m) ==` test misses subclasses. Use isinstance."
+
+
+def _kinds_problem(net, label, before, expected):
+    """(the line for the first parameter the answer left otherwise than the reference, or None; the
+    weights both drew, one entry per Parameter)."""
     drawn = []
     for (name, p, _, old), want in zip(before.params, expected.values()):
         value = p.detach()
-        have = (
-            "kept"
-            if torch.equal(value, old)
-            else "zeros"
-            if torch.count_nonzero(value) == 0
-            else "drawn"
-        )
+        have = _kind(value, old)
         owner = type(_owner(net, name)).__name__
         article = "an" if owner[0] in "AEIOU" else "a"
         if have == "drawn" and want == "drawn" and all(p is not q for _, q, _ in drawn):
@@ -430,20 +221,23 @@ def _init_problem(init_small, label, make, dtype, seed):
         if have == want:
             continue
         if want == "kept":
-            return f"✗ on {label}: your answer changed `{name}` of {article} {owner}; touch only linear layers (isinstance(module, nn.Linear))."
+            return (
+                f"✗ on {label}: your answer changed `{name}` of {article} {owner}; touch only linear layers (isinstance(module, nn.Linear)).",
+                drawn,
+            )
         if want == "drawn" and have == "kept":
-            if not p.requires_grad:
-                return f"✗ on {label}: `{name}` kept its value: a frozen layer is initialized too (requires_grad says nothing about init)."
-            if "restored" in label:
-                return f"✗ on {label}: `{name}` kept its value: the layer is a LazyLinear until its first forward; `type(m) == nn.Linear` misses it. Use isinstance."
-            if owner in ("Linear", "LazyLinear") and "lazy" not in label:
-                return f"✗ on {label}: `{name}` kept its value: the layers are nn.Linear, and `type(m) == nn.LazyLinear` matches none. Use isinstance."
-            if owner in ("Linear", "LazyLinear"):
-                return f"✗ on {label}: `{name}` kept its value: after the dry run no layer is a LazyLinear. Use isinstance(m, nn.Linear)."
-            return f"✗ on {label}: `{name}` (an nn.Linear subclass) kept its value: a `type(m) ==` test misses subclasses. Use isinstance."
+            return _kept_hint(label, name, p, owner), drawn
         if want == "zeros":
-            return f"✗ on {label}: `{name}` should be zeros; use nn.init.zeros_(module.bias)."
-        return f"✗ on {label}: `{name}` is {have}; expected {want}."
+            return (
+                f"✗ on {label}: `{name}` should be zeros; use nn.init.zeros_(module.bias).",
+                drawn,
+            )
+        return f"✗ on {label}: `{name}` is {have}; expected {want}.", drawn
+    return None, drawn
+
+
+def _drawn_problem(label, drawn):
+    """The line for drawn weights that are not N(0, 0.01²), or that repeat from layer to layer; else None."""
     if drawn:
         values = torch.cat([value.float().flatten() for _, _, value in drawn])
         std, mean = values.std().item(), values.mean().item()
@@ -458,6 +252,31 @@ def _init_problem(init_small, label, make, dtype, seed):
             if value.shape == same.shape and torch.equal(value, same):
                 return f"✗ on {label}: `{name}` and `{other}` came out identical: a seed set inside init_small restarts every layer; draw from one stream."
     return None
+
+
+def _init_problem(init_small, label, make, dtype, seed):
+    """None if net.apply(init_small) does to the model what the reference does; else the line."""
+    _seed(seed)
+    net = _quietly(make)
+    if dtype != torch.float32:
+        net.to(dtype)
+    label += _dtype_note(dtype)
+    before = ModelState(net)
+    originals = [value for _, _, _, value in before.params]
+    expected = _reference_kinds(net, before, originals)
+    if expected is None:
+        return _SKIP
+    _seed(seed + 1)
+    _, line, error = _call(_applying(init_small), net, allow={"rng"})
+    if line:
+        if isinstance(error, AttributeError) and "NoneType" in str(error):
+            return f"✗ on {label}: a Linear built with bias=False has bias None; test `module.bias is not None` first."
+        return _stub_or_error(line, label)
+    problem = _in_place_problem(label, before, ModelState(net))
+    if problem:
+        return problem
+    line, drawn = _kinds_problem(net, label, before, expected)
+    return line or _drawn_problem(label, drawn)
 
 
 def _follows_the_global_seed(init_small):
@@ -495,119 +314,6 @@ def check_init_small(init_small):
 
 
 # --- count_parameters ------------------------------------------------------------------------------
-
-
-class _AuxNet(nn.Module):
-    """Like NetWithAuxHead: a lazy head that only training mode reaches."""
-
-    def __init__(self):
-        super().__init__()
-        self.body, self.aux_head = nn.LazyLinear(4), nn.LazyLinear(1)
-
-    def forward(self, x):
-        features = self.body(x)
-        return (features, self.aux_head(features)) if self.training else features
-
-
-class _TwoInputs(nn.Module):
-    """A lazy model whose forward takes two tensors."""
-
-    def __init__(self):
-        super().__init__()
-        self.left, self.right = nn.LazyLinear(4), nn.LazyLinear(4)
-
-    def forward(self, x, y):
-        return self.left(x) + self.right(y)
-
-
-# Never drawn from the zoo for the meta exercises: a meta model is already there, wrappers need a process
-# group or a compiler, sparse tensors cannot be copied out of meta.
-_NOT_ON_META = {"meta", "wrapper", "sparse"}
-
-
-def _count_family():
-    """(label, factory, example inputs, dtype): lazy or not, BatchNorm, ties, frozen and oddly named
-    parameters, an empty batch; then the zoo's models (kept where the reference can count them)."""
-    family = [
-        ("a lazy MLP", lambda: _lazy_mlp(32, 10), (torch.zeros(2, 20),), torch.float32),
-        (
-            "a lazy MLP fed 7 features",
-            lambda: _lazy_mlp(16, 4),
-            (torch.zeros(3, 7),),
-            torch.bfloat16,
-        ),
-        (
-            "a lazy conv net with LazyBatchNorm2d",
-            _lazy_convnet,
-            (torch.zeros(2, 3, 6, 6),),
-            torch.float32,
-        ),
-        (
-            "a tied Transformer LM",
-            _CheckLM,
-            (torch.zeros(2, 5, dtype=torch.long),),
-            torch.float32,
-        ),
-        (
-            "a cls_token model with a frozen embedding",
-            _ClsNet,
-            (torch.zeros(2, 5, 12),),
-            torch.float64,
-        ),
-        (
-            "a lazy 1-d conv net",
-            lambda: nn.Sequential(
-                nn.LazyConv1d(4, 3, dilation=2), nn.Flatten(), nn.LazyLinear(2)
-            ),
-            (torch.zeros(2, 3, 10),),
-            torch.float32,
-        ),
-        (
-            "a lazy net with a training-only head",
-            _AuxNet,
-            (torch.zeros(2, 6),),
-            torch.float32,
-        ),
-        (
-            "a lazy net with two inputs",
-            _TwoInputs,
-            (torch.zeros(2, 6), torch.zeros(2, 3)),
-            torch.float32,
-        ),
-        (
-            "a lazy MLP fed an empty batch",
-            lambda: _lazy_mlp(8, 3),
-            (torch.zeros(0, 9),),
-            torch.float32,
-        ),
-    ]
-    for name, dtype in _ZOO_COUNTED:
-        spec = zoo.MODELS.get(name)
-        if spec is None or spec.traits & _NOT_ON_META:
-            continue
-        _seed(0)
-        inputs = spec.inputs()
-        if inputs and all(isinstance(x, torch.Tensor) for x in inputs):
-            family.append((f"the zoo's `{name}`", spec.build, inputs, dtype))
-    return family
-
-
-# The zoo's models counted, by the traits a count must get right (a forward on meta costs milliseconds per
-# layer, so one model per trait): a tie and a module shared under several names with pruning-style weights
-# as plain tensors, pruning's weight_orig, LoRA's frozen base under a parametrization, a lazy CNN with
-# batch norm before its dry run, a half model, an fx GraphModule, GPT-2's tied head and persistent mask
-# (whose forward makes its own position ids), a router holding its own generator (whose forward draws
-# noise from it).
-_ZOO_COUNTED = (
-    ("weight-norm-hook", torch.float32),
-    ("prune", torch.float64),
-    ("lora", torch.bfloat16),
-    ("lazy-cnn", torch.float32),
-    ("vq-ema", torch.float32),
-    ("fx", torch.bfloat16),
-    ("gpt2", torch.bfloat16),
-    ("noisy-router", torch.float64),
-)
 
 
 def _as_dtype(make, dtype):
@@ -733,80 +439,6 @@ def check_count_parameters(count_parameters):
 # --- build_on_meta ---------------------------------------------------------------------------------
 
 
-def _build_family():
-    """(label, factory, example inputs or None (no forward), checkpoint device, checkpoint dtype):
-    buffers, ties, computed buffers, lazy; then zoo models chosen by their traits (kept where the
-    reference rebuilds them)."""
-    cpu = torch.device("cpu")
-    family = [
-        (
-            "an MLP with BatchNorm",
-            lambda: nn.Sequential(
-                nn.Linear(6, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, 3)
-            ),
-            (torch.ones(4, 6),),
-            cpu,
-            torch.float32,
-        ),
-        # On an accelerator, this checkpoint lives there: "cpu" hard-coded fails.
-        (
-            "a tied LM with a computed table",
-            _CheckLM,
-            (torch.arange(10).view(2, 5),),
-            device,
-            torch.float32,
-        ),
-        (
-            "a tied LM named wte/lm_head",
-            _TiedGPT,
-            (torch.arange(8).view(2, 4),),
-            cpu,
-            torch.float64,
-        ),
-        (
-            "a model with a nested computed buffer and a lazy head",
-            _ClsNet,
-            (torch.ones(2, 5, 12),),
-            cpu,
-            torch.float32,
-        ),
-        (
-            "a lazy MLP",
-            lambda: _lazy_mlp(8, 3),
-            (torch.ones(2, 5),),
-            cpu,
-            torch.bfloat16,
-        ),
-    ]
-    for name, dtype, run in _ZOO_REBUILT:
-        spec = zoo.MODELS.get(name)
-        if spec is None or spec.traits & _NOT_ON_META:
-            continue
-        _seed(0)
-        inputs = spec.inputs() if run else None
-        family.append((f"the zoo's `{name}`", spec.build, inputs, cpu, dtype))
-    return family
-
-
-# The zoo's models rebuilt from a checkpoint, by the trait each brings: a tie restored by tie_weights()
-# (gpt2, t5 with a module shared three ways), persistent computed buffers (bool mask, int64 index) and a
-# None buffer slot, a parametrization with frozen base weights (LoRA), pruning's weight_orig/weight_mask,
-# extra state, a half-precision model; the last entry says whether outputs are compared too (Swin's
-# forward costs a third of a second on a cold CPU: its state is compared entry by entry instead). Not
-# spectral_norm: registering it on meta runs its power iteration through Python meta kernels, a second
-# per model. A model that cannot run in the dtype asked (T5's masks and norms assume float32) runs in
-# float32.
-_ZOO_REBUILT = (
-    ("gpt2", torch.float64, True),
-    ("t5", torch.float32, True),
-    ("swin", torch.float32, False),
-    ("lora", torch.float64, True),
-    ("prune", torch.bfloat16, True),
-    ("extra-state", torch.float32, True),
-    ("vq-ema", torch.float32, True),  # a half-precision model, as it is
-)
-
-
 def _checkpoint_of(make, example, seed, where, dtype):
     _seed(seed)
     trained = _quietly(make)
@@ -880,15 +512,105 @@ def _meta_error(error, label):
     return None
 
 
+def _meta_checkpoint(make, example, seed, where, dtype):
+    """(checkpoint, dtype): in float32 for a zoo model that runs in float32 only."""
+    try:
+        return _checkpoint_of(make, example, seed, where, dtype), dtype
+    except (RuntimeError, TypeError):  # a zoo model that runs in float32 only
+        dtype = torch.float32
+        return _checkpoint_of(make, example, seed, where, dtype), dtype
+
+
+def _allocated(label, built_on):
+    """The line for a model make_model() built off meta; else None."""
+    if any(w != "meta" for w in built_on):
+        w = next(w for w in built_on if w != "meta")
+        return f"✗ on {label}: the model was built on {w}, allocating and initializing every weight; call make_model() under `with torch.device('meta'):`."
+    return None
+
+
+def _returned_problem(label, model, built_on):
+    """The line for an answer that returned no model or did not build it on meta; else None."""
+    if not isinstance(model, nn.Module):
+        return f"✗ on {label}: build_on_meta returned {type(model).__name__}, not the model: return it."
+    if not built_on:
+        return f"✗ on {label}: make_model() was never called."
+    return _allocated(label, built_on)
+
+
+def _loaded_problem(label, model, reference, checkpoint, given, pristine):
+    """The line for a checkpoint edited, or loaded into the model otherwise than with assign=True; else None."""
+    keys, objects = given
+    if list(checkpoint) != keys or any(
+        a is not b for a, b in zip(checkpoint.values(), objects)
+    ):
+        return f"✗ on {label}: build_on_meta changed the checkpoint dict it was given (keys or entries); read it, do not edit it."
+    state = model.state_dict()
+    if set(state) != set(checkpoint):
+        return (
+            f"✗ on {label}: the model's state_dict keys differ from the checkpoint's."
+        )
+    if any(isinstance(t, torch.Tensor) and t.is_meta for t in state.values()):
+        return f"✗ on {label}: parameters are still on meta: load_state_dict copies into meta tensors, which does nothing; pass assign=True."
+    for k, want in reference.state_dict().items():
+        have = state[k]
+        if not isinstance(want, torch.Tensor):
+            continue
+        if (have.dtype, have.device) != (want.dtype, want.device):
+            return f"✗ on {label}: `{k}` is {have.dtype} on {have.device}; the checkpoint holds {want.dtype} on {want.device}: load with assign=True, which keeps the checkpoint's tensors."
+    changed = [
+        k
+        for k in pristine
+        if isinstance(pristine[k], torch.Tensor)
+        and not torch.equal(checkpoint[k], pristine[k])
+    ]
+    if changed:
+        return f"✗ on {label}: the checkpoint's own tensors changed (`{changed[0]}`): a reset after an assign=True load writes into them."
+    if any(
+        isinstance(pristine[k], torch.Tensor) and not torch.equal(state[k], pristine[k])
+        for k in pristine
+    ):
+        return f"✗ on {label}: the values differ from the checkpoint: to_empty() or a reset after loading replaces them."
+    return None
+
+
+def _finished_problem(label, model, reference, where):
+    """The line for parameters, ties, buffers or training modes that differ from the reference's; else None."""
+    ref_params = dict(reference.named_parameters())
+    for name, p in model.named_parameters():
+        if type(p) is not nn.Parameter:
+            return (
+                f"✗ on {label}: `{name}` is a {type(p).__name__}, not an nn.Parameter."
+            )
+        if name in ref_params and p.requires_grad != ref_params[name].requires_grad:
+            return f"✗ on {label}: `{name}` has requires_grad={p.requires_grad}; the model built it with {ref_params[name].requires_grad}."
+    if _ties(model) != _ties(reference):
+        return f"✗ on {label}: the tie is lost: assign=True (or to_empty) makes a Parameter per key; call model.tie_weights() after loading."
+    answer_buffers = dict(model.named_buffers())
+    for name, want in reference.named_buffers():
+        have = answer_buffers.get(name)
+        if have is None:
+            return f"✗ on {label}: the buffer `{name}` is missing."
+        if have.is_meta:
+            return f"✗ on {label}: the non-persistent buffer `{name}` is still on meta; call init_buffers(device) on every module that has it."
+        if have.device != want.device or not torch.equal(have, want):
+            return f"✗ on {label}: the non-persistent buffer `{name}` differs from a fresh computation: call init_buffers(device) with the checkpoint's device."
+    for argument, default in _buffer_calls:
+        if default == "meta":
+            continue  # make_model() under torch.device("meta")
+        if argument is None or _device_of(argument) != _device_of(where):
+            return f"✗ on {label}: init_buffers got device={argument!r}; pass the checkpoint's device, so the buffers are computed where the weights are."
+    modes = [m.training for m in model.modules()]
+    if modes != [m.training for m in reference.modules()]:
+        return f"✗ on {label}: build_on_meta changed the training mode (eval()/train()); return the model in the mode make_model() built it."
+    return None
+
+
 @checker
 def check_build_on_meta(build_on_meta):
     """Builds from a checkpoint through the answer and the reference; compares the models they return."""
     for seed, (label, make, example, where, dtype) in enumerate(_build_family()):
-        try:
-            checkpoint = _checkpoint_of(make, example, seed, where, dtype)
-        except (RuntimeError, TypeError):  # a zoo model that runs in float32 only
-            dtype = torch.float32
-            checkpoint = _checkpoint_of(make, example, seed, where, dtype)
+        checkpoint, dtype = _meta_checkpoint(make, example, seed, where, dtype)
         label += _dtype_note(dtype)
         if example is not None:
             example = tuple(x.to(where) for x in _cast(example, dtype))
@@ -901,8 +623,7 @@ def check_build_on_meta(build_on_meta):
             k: v.clone() if isinstance(v, torch.Tensor) else v
             for k, v in checkpoint.items()
         }
-        keys = list(checkpoint)
-        objects = list(checkpoint.values())
+        given = list(checkpoint), list(checkpoint.values())
         built_on = []
         _buffer_calls.clear()
         model, line, error = _call(
@@ -912,75 +633,20 @@ def check_build_on_meta(build_on_meta):
         if line:
             if line.startswith("✗ not solved yet"):
                 return line
-            if any(w != "meta" for w in built_on):
-                w = next(w for w in built_on if w != "meta")
-                return f"✗ on {label}: the model was built on {w}, allocating and initializing every weight; call make_model() under `with torch.device('meta'):`."
+            if allocated := _allocated(label, built_on):
+                return allocated
             if error is not None or model is None:
                 return _meta_error(error, label) or _stub_or_error(line, label)
             leak = _stub_or_error(
                 line, label
             )  # reported below, unless a more precise mistake is found
-        if not isinstance(model, nn.Module):
-            return f"✗ on {label}: build_on_meta returned {type(model).__name__}, not the model: return it."
-        if not built_on:
-            return f"✗ on {label}: make_model() was never called."
-        if any(w != "meta" for w in built_on):
-            w = next(w for w in built_on if w != "meta")
-            return f"✗ on {label}: the model was built on {w}, allocating and initializing every weight; call make_model() under `with torch.device('meta'):`."
-        if list(checkpoint) != keys or any(
-            a is not b for a, b in zip(checkpoint.values(), objects)
-        ):
-            return f"✗ on {label}: build_on_meta changed the checkpoint dict it was given (keys or entries); read it, do not edit it."
-        state = model.state_dict()
-        if set(state) != set(checkpoint):
-            return f"✗ on {label}: the model's state_dict keys differ from the checkpoint's."
-        if any(isinstance(t, torch.Tensor) and t.is_meta for t in state.values()):
-            return f"✗ on {label}: parameters are still on meta: load_state_dict copies into meta tensors, which does nothing; pass assign=True."
-        for k, want in reference.state_dict().items():
-            have = state[k]
-            if not isinstance(want, torch.Tensor):
-                continue
-            if (have.dtype, have.device) != (want.dtype, want.device):
-                return f"✗ on {label}: `{k}` is {have.dtype} on {have.device}; the checkpoint holds {want.dtype} on {want.device}: load with assign=True, which keeps the checkpoint's tensors."
-        changed = [
-            k
-            for k in pristine
-            if isinstance(pristine[k], torch.Tensor)
-            and not torch.equal(checkpoint[k], pristine[k])
-        ]
-        if changed:
-            return f"✗ on {label}: the checkpoint's own tensors changed (`{changed[0]}`): a reset after an assign=True load writes into them."
-        if any(
-            isinstance(pristine[k], torch.Tensor)
-            and not torch.equal(state[k], pristine[k])
-            for k in pristine
-        ):
-            return f"✗ on {label}: the values differ from the checkpoint: to_empty() or a reset after loading replaces them."
-        ref_params = dict(reference.named_parameters())
-        for name, p in model.named_parameters():
-            if type(p) is not nn.Parameter:
-                return f"✗ on {label}: `{name}` is a {type(p).__name__}, not an nn.Parameter."
-            if name in ref_params and p.requires_grad != ref_params[name].requires_grad:
-                return f"✗ on {label}: `{name}` has requires_grad={p.requires_grad}; the model built it with {ref_params[name].requires_grad}."
-        if _ties(model) != _ties(reference):
-            return f"✗ on {label}: the tie is lost: assign=True (or to_empty) makes a Parameter per key; call model.tie_weights() after loading."
-        answer_buffers = dict(model.named_buffers())
-        for name, want in reference.named_buffers():
-            have = answer_buffers.get(name)
-            if have is None:
-                return f"✗ on {label}: the buffer `{name}` is missing."
-            if have.is_meta:
-                return f"✗ on {label}: the non-persistent buffer `{name}` is still on meta; call init_buffers(device) on every module that has it."
-            if have.device != want.device or not torch.equal(have, want):
-                return f"✗ on {label}: the non-persistent buffer `{name}` differs from a fresh computation: call init_buffers(device) with the checkpoint's device."
-        for argument, default in _buffer_calls:
-            if default == "meta":
-                continue  # make_model() under torch.device("meta")
-            if argument is None or _device_of(argument) != _device_of(where):
-                return f"✗ on {label}: init_buffers got device={argument!r}; pass the checkpoint's device, so the buffers are computed where the weights are."
-        modes = [m.training for m in model.modules()]
-        if modes != [m.training for m in reference.modules()]:
-            return f"✗ on {label}: build_on_meta changed the training mode (eval()/train()); return the model in the mode make_model() built it."
+        problem = (
+            _returned_problem(label, model, built_on)
+            or _loaded_problem(label, model, reference, checkpoint, given, pristine)
+            or _finished_problem(label, model, reference, where)
+        )
+        if problem:
+            return problem
         if example is not None:
             got, want = _outputs(model, example), _outputs(reference, example)
             if len(got) != len(want) or not all(map(torch.equal, got, want)):
@@ -1024,35 +690,6 @@ def _reference_param_groups(model, *example_inputs, weight_decay=0.1):
     return [
         {"params": [p for p in trainable if p.ndim >= 2], "weight_decay": weight_decay},
         {"params": [p for p in trainable if p.ndim < 2], "weight_decay": 0.0},
-    ]
-
-
-def _frozen_backbone_with_lazy_head():
-    """A zoo ResNet frozen on purpose (eval mode, no gradients) under a lazy head."""
-    backbone = _zoo_build("resnet").eval().requires_grad_(False)
-    return nn.Sequential(backbone, nn.LazyLinear(4))
-
-
-def _groups_family():
-    """(label, factory, example inputs): lazy or not, BatchNorm, norms, ties, a frozen backbone."""
-    return [
-        ("a lazy MLP", lambda: _lazy_mlp(16, 4), (torch.zeros(2, 6),)),
-        (
-            "a lazy conv net with LazyBatchNorm2d",
-            _lazy_convnet,
-            (torch.zeros(2, 3, 8, 8),),
-        ),
-        (
-            "a frozen ResNet (eval mode) under a lazy head",
-            _frozen_backbone_with_lazy_head,
-            zoo.inputs("resnet"),
-        ),
-        (
-            "the zoo's GPT-2 (tied, LayerNorm)",
-            lambda: _zoo_build("gpt2"),
-            zoo.inputs("gpt2"),
-        ),
-        ("the zoo's LLaMA (RMSNorm)", lambda: _zoo_build("llama"), zoo.inputs("llama")),
     ]
 
 
@@ -1136,55 +773,6 @@ def _reference_unmaterialized(model):
     return [name for name, t in named if t.is_meta or nn.parameter.is_lazy(t)]
 
 
-def _half_loaded_swin():
-    """The zoo's Swin built on meta and loaded, with strict=False, from a checkpoint without its index."""
-    source = _zoo_build("swin")
-    state = {k: v for k, v in source.state_dict().items() if "position_index" not in k}
-    with torch.device("meta"):
-        model = _quietly(zoo.MODELS["swin"].build)
-    model.load_state_dict(state, assign=True, strict=False)
-    return model
-
-
-def _gpt2_stored_once():
-    source = _zoo_build("gpt2")
-    state = {k: v for k, v in source.state_dict().items() if k != "lm_head.weight"}
-    with torch.device("meta"):
-        model = _quietly(zoo.MODELS["gpt2"].build)
-    model.load_state_dict(state, assign=True, strict=False)
-    return model
-
-
-def _llama_loaded():
-    """LLaMA loaded with assign=True: its non-persistent rotary buffers stay on meta."""
-    source = _zoo_build("llama")
-    with torch.device("meta"):
-        model = _quietly(zoo.MODELS["llama"].build)
-    model.load_state_dict(source.state_dict(), assign=True)
-    return model
-
-
-def _on_meta(make):
-    def build():
-        with torch.device("meta"):
-            return make()
-
-    return build
-
-
-def _unmaterialized_family():
-    return [
-        ("a model on the CPU", lambda: _zoo_build("gpt2")),
-        ("a lazy MLP before its dry run", lambda: _lazy_mlp(8, 2)),
-        ("a lazy conv net (lazy buffers)", _lazy_convnet),
-        ("a lazy conv net built on meta", _on_meta(_lazy_convnet)),
-        ("LLaMA loaded with assign=True (non-persistent buffers)", _llama_loaded),
-        ("Swin loaded without its index (strict=False)", _half_loaded_swin),
-        ("GPT-2 from a checkpoint that stores the tie once", _gpt2_stored_once),
-        ("the zoo's half-materialized model", lambda: _zoo_build("meta-half")),
-    ]
-
-
 @checker
 def check_unmaterialized(unmaterialized):
     """The answer's names must be exactly the tensors that hold no values (each name may be any of a
@@ -1266,65 +854,6 @@ def _reference_init_from_meta(make_model, device):
     if meta_leftovers(model):
         raise RuntimeError(f"still on meta: {meta_leftovers(model)}")
     return model
-
-
-class _CausalBlock(nn.Module):
-    """GPT-2's habit, with a method: a persistent causal mask that __init__ computes."""
-
-    def __init__(self, dim=16, max_len=12):
-        super().__init__()
-        self.max_len = max_len
-        self.attn = nn.MultiheadAttention(dim, 2, batch_first=True)
-        self.norm = nn.LayerNorm(dim)
-        self.init_buffers()
-
-    def init_buffers(self, device=None):
-        ones = torch.ones(self.max_len, self.max_len, dtype=torch.bool, device=device)
-        self.register_buffer("mask", ~torch.tril(ones))  # persistent: in state_dict()
-
-    def forward(self, x):
-        n = x.shape[1]
-        out, _ = self.attn(x, x, x, attn_mask=self.mask[:n, :n], need_weights=False)
-        return self.norm(x + out)
-
-
-class _RotaryNet(nn.Module):
-    """A nested computed buffer (inv_freq) and a batch-normalized head."""
-
-    def __init__(self, dim=16):
-        super().__init__()
-        self.proj = nn.Linear(dim, dim)
-        self.rotary = _Rotary(dim)
-        self.norm = nn.BatchNorm1d(dim)
-
-    def forward(self, x):
-        return self.norm(self.rotary(self.proj(x)).flatten(0, 1))
-
-
-def _init_from_meta_family():
-    """(label, factory, example inputs): every model's constructors draw in children-first order."""
-    return [
-        (
-            "a tied LM with a Transformer layer and a computed table",
-            _CheckLM,
-            (torch.randint(0, 40, (2, 6)),),
-        ),
-        (
-            "a block with a persistent causal mask",
-            _CausalBlock,
-            (torch.randn(2, 5, 16),),
-        ),
-        (
-            "a model with GPT-2's names (wte, lm_head)",
-            _TiedGPT,
-            (torch.randint(0, 24, (2, 5)),),
-        ),
-        (
-            "a nested computed buffer and BatchNorm",
-            _RotaryNet,
-            (torch.randn(2, 5, 16),),
-        ),
-    ]
 
 
 @checker

@@ -220,103 +220,114 @@ def _built(cls, args, kwargs, context):
     return cls(*args, **kwargs)
 
 
-@checker
-def check_affine(Affine):
-    """Affine against the reference: parameters, state_dict, device/dtype (given and default), skip_init, forward and gradients on edge inputs."""
-    for shown, args, kwargs, context, shape, edge in _AFFINE_CASES:
+def _affine_built(Affine, shown, args, kwargs, context):
+    """The answer's layer, built as the case says; a TypeError for device= or dtype= gets its hint."""
 
-        def build(args=args, kwargs=kwargs, context=context):
-            return _built(Affine, args, kwargs, context)
+    def build(args=args, kwargs=kwargs, context=context):
+        return _built(Affine, args, kwargs, context)
 
-        build.__name__ = getattr(Affine, "__name__", "Affine")
-        try:
-            layer = _run(build, what=shown)
-        except Wrong as wrong:
-            if "raised TypeError" in str(wrong) and (
-                "device" in kwargs or "dtype" in kwargs
-            ):
-                raise Wrong(
-                    f"✗ {shown} raised TypeError; take device=None, dtype=None, as nn.Linear does"
-                ) from None
-            raise
-        reference = _built(_reference_Affine, args, kwargs, context)
-        names = dict(layer.named_parameters())
-        want_names = dict(reference.named_parameters())
-        if list(names) != list(want_names):
+    build.__name__ = getattr(Affine, "__name__", "Affine")
+    try:
+        return _run(build, what=shown)
+    except Wrong as wrong:
+        if "raised TypeError" in str(wrong) and (
+            "device" in kwargs or "dtype" in kwargs
+        ):
             raise Wrong(
-                f"✗ {shown} registers {list(names)}; expected {list(want_names)} (nn.Parameter attributes, after super().__init__())"
-            )
-        if not hasattr(layer, "bias"):
-            raise Wrong(
-                f"✗ {shown} has no attribute bias: register it as None with self.register_parameter('bias', None), as nn.Linear does"
-            )
-        if reference.bias is None and layer.bias is not None:
-            raise Wrong(
-                f"✗ {shown}: self.bias is an object of type {type(layer.bias).__name__}, not None; register None with self.register_parameter('bias', None)"
-            )
-        if list(layer.state_dict()) != list(reference.state_dict()):
-            raise Wrong(
-                f"✗ {shown} saves {list(layer.state_dict())}; expected {list(reference.state_dict())}"
-            )
-        for name, want in want_names.items():
-            problem = _compare_tensors(f"{shown}.{name}", names[name], want)
-            if problem:
-                hint = ""
-                if names[name].dtype != want.dtype or names[name].device != want.device:
-                    hint = (
-                        "; pass device= and dtype= to every tensor you create, and leave None as None (the default device and dtype)"
-                        if context
-                        else "; pass device= and dtype= to every tensor you create"
-                    )
-                raise Wrong(f"✗ {problem}{hint}")
-            if not names[name].requires_grad:
-                raise Wrong(f"✗ {shown}.{name} does not require grad: it must train")
-        device = want_names["weight"].device.type
-        dtype = want_names["weight"].dtype
-        _seed(len(shown))
-        X = _inputs(shape, dtype, device, edge)
-        if device != "meta":
-            with torch.no_grad():
-                for name, parameter in want_names.items():
-                    parameter.copy_(torch.randn_like(parameter))
-                    names[name].copy_(parameter)
-        want = reference(X.clone())
-        X_before = X.clone()
-        before = ModelState(layer)
-        out = _run(layer, X, what=f"{shown}'s forward")
-        if device != "meta" and not torch.equal(X.nan_to_num(), X_before.nan_to_num()):
-            raise Wrong(f"✗ {shown} changed its input in place")
-        changed = before.difference(ModelState(layer))
-        if changed:
-            raise Wrong(f"✗ {shown}'s forward {changed}; a forward only computes")
-        scale = max(_magnitude(X), *(_magnitude(p) for p in want_names.values()))
-        problem = _compare_tensors(f"{shown}'s output", out, want, scale**2)
+                f"✗ {shown} raised TypeError; take device=None, dtype=None, as nn.Linear does"
+            ) from None
+        raise
+
+
+def _check_affine_parameters(shown, layer, reference, context):
+    """The layer registers the reference's parameters (bias None where there is none), saves the same
+    keys, and its parameters match the reference's values, dtype and device, and train."""
+    names = dict(layer.named_parameters())
+    want_names = dict(reference.named_parameters())
+    if list(names) != list(want_names):
+        raise Wrong(
+            f"✗ {shown} registers {list(names)}; expected {list(want_names)} (nn.Parameter attributes, after super().__init__())"
+        )
+    if not hasattr(layer, "bias"):
+        raise Wrong(
+            f"✗ {shown} has no attribute bias: register it as None with self.register_parameter('bias', None), as nn.Linear does"
+        )
+    if reference.bias is None and layer.bias is not None:
+        raise Wrong(
+            f"✗ {shown}: self.bias is an object of type {type(layer.bias).__name__}, not None; register None with self.register_parameter('bias', None)"
+        )
+    if list(layer.state_dict()) != list(reference.state_dict()):
+        raise Wrong(
+            f"✗ {shown} saves {list(layer.state_dict())}; expected {list(reference.state_dict())}"
+        )
+    for name, want in want_names.items():
+        problem = _compare_tensors(f"{shown}.{name}", names[name], want)
         if problem:
-            raise Wrong(
-                f"✗ {problem} (X * weight + bias, feature by feature; each output entry depends on its own input entry only)"
-            )
-        if not out.requires_grad:
-            raise Wrong(
-                f"✗ {shown}'s output does not require grad: .data or .detach() in forward cuts the layer out of autograd"
-            )
-        if device != "meta":
-            G = torch.randn_like(want)
-            (out * G).sum().backward()
-            (want * G).sum().backward()
-            for name, parameter in want_names.items():
-                if names[name].grad is None:
-                    raise Wrong(
-                        f"✗ {shown}.{name} got no gradient: .data or .detach() in forward cuts it out of autograd"
-                    )
-                problem = _compare_tensors(
-                    f"{shown}.{name}.grad",
-                    names[name].grad,
-                    parameter.grad,
-                    scale * _magnitude(G) * max(1, X.numel() // X.shape[-1]),
+            hint = ""
+            if names[name].dtype != want.dtype or names[name].device != want.device:
+                hint = (
+                    "; pass device= and dtype= to every tensor you create, and leave None as None (the default device and dtype)"
+                    if context
+                    else "; pass device= and dtype= to every tensor you create"
                 )
-                if problem:
-                    raise Wrong(f"✗ {problem}")
+            raise Wrong(f"✗ {problem}{hint}")
+        if not names[name].requires_grad:
+            raise Wrong(f"✗ {shown}.{name} does not require grad: it must train")
+    return names, want_names
 
+
+def _check_affine_forward(shown, layer, reference, names, want_names, shape, edge):
+    """With the reference's parameters copied in, the forward computes the reference's output without
+    touching its input or state, and (off meta) the gradients match."""
+    device = want_names["weight"].device.type
+    dtype = want_names["weight"].dtype
+    _seed(len(shown))
+    X = _inputs(shape, dtype, device, edge)
+    if device != "meta":
+        with torch.no_grad():
+            for name, parameter in want_names.items():
+                parameter.copy_(torch.randn_like(parameter))
+                names[name].copy_(parameter)
+    want = reference(X.clone())
+    X_before = X.clone()
+    before = ModelState(layer)
+    out = _run(layer, X, what=f"{shown}'s forward")
+    if device != "meta" and not torch.equal(X.nan_to_num(), X_before.nan_to_num()):
+        raise Wrong(f"✗ {shown} changed its input in place")
+    changed = before.difference(ModelState(layer))
+    if changed:
+        raise Wrong(f"✗ {shown}'s forward {changed}; a forward only computes")
+    scale = max(_magnitude(X), *(_magnitude(p) for p in want_names.values()))
+    problem = _compare_tensors(f"{shown}'s output", out, want, scale**2)
+    if problem:
+        raise Wrong(
+            f"✗ {problem} (X * weight + bias, feature by feature; each output entry depends on its own input entry only)"
+        )
+    if not out.requires_grad:
+        raise Wrong(
+            f"✗ {shown}'s output does not require grad: .data or .detach() in forward cuts the layer out of autograd"
+        )
+    if device != "meta":
+        G = torch.randn_like(want)
+        (out * G).sum().backward()
+        (want * G).sum().backward()
+        for name, parameter in want_names.items():
+            if names[name].grad is None:
+                raise Wrong(
+                    f"✗ {shown}.{name} got no gradient: .data or .detach() in forward cuts it out of autograd"
+                )
+            problem = _compare_tensors(
+                f"{shown}.{name}.grad",
+                names[name].grad,
+                parameter.grad,
+                scale * _magnitude(G) * max(1, X.numel() // X.shape[-1]),
+            )
+            if problem:
+                raise Wrong(f"✗ {problem}")
+
+
+def _check_affine_skip_init(Affine):
+    """skip_init(Affine, 3) builds on the CPU, and reset_parameters() gives the starting values in place."""
     for bias in (True, False):
 
         def skipped(bias=bias):
@@ -350,6 +361,17 @@ def check_affine(Affine):
                 raise Wrong(
                     f"✗ {problem}: reset_parameters() must set the starting values in place"
                 )
+
+
+@checker
+def check_affine(Affine):
+    """Affine against the reference: parameters, state_dict, device/dtype (given and default), skip_init, forward and gradients on edge inputs."""
+    for shown, args, kwargs, context, shape, edge in _AFFINE_CASES:
+        layer = _affine_built(Affine, shown, args, kwargs, context)
+        reference = _built(_reference_Affine, args, kwargs, context)
+        names, want_names = _check_affine_parameters(shown, layer, reference, context)
+        _check_affine_forward(shown, layer, reference, names, want_names, shape, edge)
+    _check_affine_skip_init(Affine)
     return (
         "✓ correct: matches the reference with and without bias, in float32, float64 and bfloat16, on meta (given and "
         "by default) and through skip_init + reset_parameters(), on empty, NaN and inf inputs, values and gradients included"
@@ -542,6 +564,89 @@ def _zoo_layer(name, kind):
     return build
 
 
+def _check_positive_registered(what, layer, reference, weight_before, frozen, before):
+    """The weight is parametrized on the layer's own Parameter, with nothing else changed."""
+    if not parametrize.is_parametrized(layer, "weight"):
+        raise Wrong(
+            f"✗ on {what} layer.weight is not parametrized: a one-time change lasts only until the next optimizer step; use parametrize.register_parametrization"
+        )
+    names = [name for name, _ in layer.named_parameters()]
+    want = [name for name, _ in reference.named_parameters()]
+    if names != want:
+        raise Wrong(f"✗ on {what} named_parameters() has {names}; expected {want}")
+    original = layer.parametrizations.weight.original
+    if original is not weight_before:
+        raise Wrong(
+            f"✗ on {what} parametrizations.weight.original is a new Parameter: register the parametrization on the layer's own weight (an optimizer built before holds that object)"
+        )
+    if original.requires_grad != (not frozen):
+        raise Wrong(
+            f"✗ on {what} the stored weight has requires_grad={original.requires_grad}; make_positive changes nothing else"
+        )
+    rest = copy.copy(before)  # everything but the weight, as before
+    now = ModelState(layer)
+    rest.params = [entry for entry in before.params if entry[0] != "weight"]
+    now.params = [
+        entry for entry in now.params if not entry[0].startswith("parametrizations.")
+    ]
+    rest.grads = [entry for entry in before.grads if entry[0] != "weight"]
+    for attribute in (
+        "grads",
+        "training",
+        "hooks",
+    ):  # the parametrization's own modules aside
+        setattr(
+            now,
+            attribute,
+            [
+                entry
+                for entry in getattr(now, attribute)
+                if not entry[0].startswith("parametrizations")
+            ],
+        )
+    changed = rest.difference(now)
+    if changed:
+        raise Wrong(
+            f"✗ on {what} make_positive {changed}; it changes nothing but the weight"
+        )
+
+
+def _check_positive_trains(what, layer, weight):
+    """Each stored entry maps to its own weight, every entry gets a gradient, and the weights stay
+    positive however SGD pushes them."""
+    original = layer.parametrizations.weight.original
+    with torch.no_grad():  # bump the smallest stored entry: do the others move?
+        kept, bump = original.clone(), torch.zeros_like(original)
+        k = int(kept.argmin())
+        bump.view(-1)[k] = 0.5
+        original.add_(bump)
+        changed = (layer.weight != weight).flatten()
+        original.copy_(kept)
+    changed[k] = False
+    moved = int(changed.sum())
+    if moved:
+        raise Wrong(
+            f"✗ on {what} changing one entry of parametrizations.weight.original changed {moved} other weights: map each entry on its own (softplus, exp), not with W.min(), softmax or a norm"
+        )
+    probe = torch.randn(weight.shape, generator=torch.Generator().manual_seed(0))
+    (layer.weight * probe.to(weight.dtype)).sum().backward()
+    stuck = 0 if original.grad is None else int((original.grad == 0).sum())
+    if original.grad is None or stuck:
+        stuck = stuck or original.numel()
+        raise Wrong(
+            f"✗ on {what} {stuck} of {original.numel()} entries get zero gradient, so they can never move (clamp/relu below its bound, abs or a square at 0); use a smooth map such as softplus or exp"
+        )
+    optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)
+    for _ in range(10):
+        optimizer.zero_grad()
+        layer.weight.sum().backward()  # pushes every weight down
+        optimizer.step()
+    if not (layer.weight > 0).all():
+        raise Wrong(
+            f"✗ on {what} after 10 SGD steps that push the weights down, some are not > 0: the map must be positive for every input"
+        )
+
+
 @checker
 def check_make_positive(make_positive):
     """make_positive(layer) against the reference on several layers: parametrized, positive, elementwise, every entry trainable, nothing else changed."""
@@ -557,51 +662,9 @@ def check_make_positive(make_positive):
             raise Wrong(
                 f"✗ make_positive should return the layer it was given; on {what} it returned {'None' if returned is None else f'an object of type {type(returned).__name__}'}"
             )
-        if not parametrize.is_parametrized(layer, "weight"):
-            raise Wrong(
-                f"✗ on {what} layer.weight is not parametrized: a one-time change lasts only until the next optimizer step; use parametrize.register_parametrization"
-            )
-        names = [name for name, _ in layer.named_parameters()]
-        want = [name for name, _ in reference.named_parameters()]
-        if names != want:
-            raise Wrong(f"✗ on {what} named_parameters() has {names}; expected {want}")
-        original = layer.parametrizations.weight.original
-        if original is not weight_before:
-            raise Wrong(
-                f"✗ on {what} parametrizations.weight.original is a new Parameter: register the parametrization on the layer's own weight (an optimizer built before holds that object)"
-            )
-        if original.requires_grad != (not frozen):
-            raise Wrong(
-                f"✗ on {what} the stored weight has requires_grad={original.requires_grad}; make_positive changes nothing else"
-            )
-        rest = copy.copy(before)  # everything but the weight, as before
-        now = ModelState(layer)
-        rest.params = [entry for entry in before.params if entry[0] != "weight"]
-        now.params = [
-            entry
-            for entry in now.params
-            if not entry[0].startswith("parametrizations.")
-        ]
-        rest.grads = [entry for entry in before.grads if entry[0] != "weight"]
-        for attribute in (
-            "grads",
-            "training",
-            "hooks",
-        ):  # the parametrization's own modules aside
-            setattr(
-                now,
-                attribute,
-                [
-                    entry
-                    for entry in getattr(now, attribute)
-                    if not entry[0].startswith("parametrizations")
-                ],
-            )
-        changed = rest.difference(now)
-        if changed:
-            raise Wrong(
-                f"✗ on {what} make_positive {changed}; it changes nothing but the weight"
-            )
+        _check_positive_registered(
+            what, layer, reference, weight_before, frozen, before
+        )
         weight = layer.weight
         if (weight.shape, weight.dtype) != (
             reference.weight.shape,
@@ -620,36 +683,7 @@ def check_make_positive(make_positive):
             raise Wrong(
                 f"✗ on {what} no gradient reaches parametrizations.weight.original: compute from the input, without .detach() or .data"
             )
-        with torch.no_grad():  # bump the smallest stored entry: do the others move?
-            kept, bump = original.clone(), torch.zeros_like(original)
-            k = int(kept.argmin())
-            bump.view(-1)[k] = 0.5
-            original.add_(bump)
-            changed = (layer.weight != weight).flatten()
-            original.copy_(kept)
-        changed[k] = False
-        moved = int(changed.sum())
-        if moved:
-            raise Wrong(
-                f"✗ on {what} changing one entry of parametrizations.weight.original changed {moved} other weights: map each entry on its own (softplus, exp), not with W.min(), softmax or a norm"
-            )
-        probe = torch.randn(weight.shape, generator=torch.Generator().manual_seed(0))
-        (layer.weight * probe.to(weight.dtype)).sum().backward()
-        stuck = 0 if original.grad is None else int((original.grad == 0).sum())
-        if original.grad is None or stuck:
-            stuck = stuck or original.numel()
-            raise Wrong(
-                f"✗ on {what} {stuck} of {original.numel()} entries get zero gradient, so they can never move (clamp/relu below its bound, abs or a square at 0); use a smooth map such as softplus or exp"
-            )
-        optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)
-        for _ in range(10):
-            optimizer.zero_grad()
-            layer.weight.sum().backward()  # pushes every weight down
-            optimizer.step()
-        if not (layer.weight > 0).all():
-            raise Wrong(
-                f"✗ on {what} after 10 SGD steps that push the weights down, some are not > 0: the map must be positive for every input"
-            )
+        _check_positive_trains(what, layer, weight)
     return (
         "✓ correct: on Linear, Conv2d, float64, bfloat16, zero-initialized, frozen, custom and the zoo's layers the weight "
         "is parametrized, > 0, elementwise, and every entry trains; nothing else changes"

@@ -667,6 +667,59 @@ def _storages(tensors):
     }
 
 
+def _check_transfer_values(what, after, want, before, fitting, source_state):
+    """Every target entry holds the reference's value in the reference's dtype."""
+    for name in want:
+        if after[name].dtype != want[name].dtype:
+            raise Wrong(
+                f"✗ on {what} {name} became {after[name].dtype}; expected {want[name].dtype}: "
+                "copy the source's values into the target's tensors (copy_ casts), don't replace .data"
+            )
+        if not _same_values(after[name], want[name]):
+            if name in fitting and _same_values(
+                after[name], _before_value(before, name)
+            ):
+                hint = "has the same name and shape in both models but was not loaded"
+                if not _before_flag(before, name):
+                    hint += " (a frozen parameter is loaded too)"
+                elif source_state[name].dtype != after[name].dtype:
+                    hint += " (a different dtype is no reason to skip it: copy_ casts)"
+            else:
+                hint = "changed although the source has no tensor of its name and shape"
+            raise Wrong(f"✗ on {what} {name} {hint}")
+
+
+def _check_transfer_result(what, result, after, kept, fitting):
+    """The answer returns the names of the target's entries that kept their own values."""
+    if isinstance(result, (str, bytes, Mapping)) or result is None:
+        raise Wrong(
+            "✗ return the names of the target's entries that kept their own values, as a list or set"
+        )
+    try:
+        returned = set(result)
+    except TypeError:
+        raise Wrong(
+            "✗ return the names of the target's entries that kept their own values, as a list or set"
+        ) from None
+    if returned - set(after):
+        raise Wrong(
+            "✗ you returned names the target does not have (the unexpected keys); return the "
+            "target's entries that kept their own values (the missing keys)"
+        )
+    if returned != kept:
+        missed = sorted(kept - returned) or sorted(returned - kept)
+        tied = " (it is tied to an entry that was loaded, so it was overwritten)"
+        raise Wrong(
+            f"✗ on {what} your list is wrong about {missed[0]}"
+            + (
+                tied
+                if missed[0] in returned and missed[0] not in fitting
+                else ": every target entry that was not loaded, missing or skipped for its "
+                "shape, kept its own value"
+            )
+        )
+
+
 @checker
 def check_transfer(transfer):
     """Compares the target's tensors, Parameter objects, flags and the returned names with the
@@ -712,28 +765,7 @@ def check_transfer(transfer):
                 "built before still holds the old ones; copy into them"
             )
         after, want = target.state_dict(), reference_target.state_dict()
-        for name in want:
-            if after[name].dtype != want[name].dtype:
-                raise Wrong(
-                    f"✗ on {what} {name} became {after[name].dtype}; expected {want[name].dtype}: "
-                    "copy the source's values into the target's tensors (copy_ casts), don't replace .data"
-                )
-            if not _same_values(after[name], want[name]):
-                if name in fitting and _same_values(
-                    after[name], _before_value(before, name)
-                ):
-                    hint = (
-                        "has the same name and shape in both models but was not loaded"
-                    )
-                    if not _before_flag(before, name):
-                        hint += " (a frozen parameter is loaded too)"
-                    elif source_state[name].dtype != after[name].dtype:
-                        hint += (
-                            " (a different dtype is no reason to skip it: copy_ casts)"
-                        )
-                else:
-                    hint = "changed although the source has no tensor of its name and shape"
-                raise Wrong(f"✗ on {what} {name} {hint}")
+        _check_transfer_values(what, after, want, before, fitting, source_state)
         if _storages(target.state_dict().values()) & _storages(source_state.values()):
             raise Wrong(
                 f"✗ on {what} the target now shares memory with the source state dict (p.data = ...?): "
@@ -744,33 +776,7 @@ def check_transfer(transfer):
         )
         if problem:
             raise Wrong(f"✗ on {what} your function {problem}; load the values only")
-        if isinstance(result, (str, bytes, Mapping)) or result is None:
-            raise Wrong(
-                "✗ return the names of the target's entries that kept their own values, as a list or set"
-            )
-        try:
-            returned = set(result)
-        except TypeError:
-            raise Wrong(
-                "✗ return the names of the target's entries that kept their own values, as a list or set"
-            ) from None
-        if returned - set(after):
-            raise Wrong(
-                "✗ you returned names the target does not have (the unexpected keys); return the "
-                "target's entries that kept their own values (the missing keys)"
-            )
-        if returned != kept:
-            missed = sorted(kept - returned) or sorted(returned - kept)
-            tied = " (it is tied to an entry that was loaded, so it was overwritten)"
-            raise Wrong(
-                f"✗ on {what} your list is wrong about {missed[0]}"
-                + (
-                    tied
-                    if missed[0] in returned and missed[0] not in fitting
-                    else ": every target entry that was not loaded, missing or skipped for its "
-                    "shape, kept its own value"
-                )
-            )
+        _check_transfer_result(what, result, after, kept, fitting)
     return (
         "✓ correct: entries with matching name and shape are loaded (ties, dtypes and frozen "
         "layers too), the rest keep their values and are reported"

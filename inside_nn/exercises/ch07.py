@@ -247,6 +247,48 @@ def _tolerance(dtype):
     return 2e-2 if dtype in (torch.bfloat16, torch.float16) else 1e-4
 
 
+def _check_rank_tracker(on, case, rank, got, want):
+    """One rank's tracker after the update: buffers, shapes, dtypes, count and total as the reference's."""
+    if set(dict(got.named_buffers())) != {"total", "count"}:
+        raise Wrong(
+            "✗ total and count must stay registered buffers of tracker (assign with tracker.total = ... or update in place)"
+        )
+    if (got.count.shape, got.total.shape) != (
+        want.count.shape,
+        want.total.shape,
+    ):
+        raise Wrong(
+            f"✗ {on} total has shape {tuple(got.total.shape)} and count {tuple(got.count.shape)}; expected {tuple(want.total.shape)} and {tuple(want.count.shape)}"
+        )
+    if (got.total.dtype, got.count.dtype) != (
+        want.total.dtype,
+        want.count.dtype,
+    ):
+        raise Wrong(
+            f"✗ {on} total and count became {got.total.dtype} and {got.count.dtype}; expected {want.total.dtype} for both: add in place, or cast back to the buffer's dtype"
+        )
+    count, expected_count = float(got.count), float(want.count)
+    if count != expected_count:
+        raise Wrong(
+            f"✗ {on} rank {rank}'s count is {count:g}; expected {expected_count:g}: {_count_hint(case, count, expected_count)}"
+        )
+    tolerance = _tolerance(case.x_dtype)
+    if not torch.allclose(
+        got.total, want.total, rtol=tolerance, atol=tolerance, equal_nan=True
+    ):
+        hint = (
+            "add the per-feature sum of all rows (x.sum(dim=0), summed over ranks); "
+            "averaging the ranks' means weights a small batch like a large one"
+        )
+        if torch.isnan(got.total).any() and not torch.isnan(want.total).any():
+            hint = "an empty batch has no mean (it is NaN): add its sum, which is zero"
+        elif torch.isnan(want.total).any():
+            hint = "a NaN or inf in the batch belongs in the total, as in any sum"
+        raise Wrong(
+            f"✗ {on} count is right but rank {rank}'s total is {[round(v, 4) for v in got.total.tolist()]}; expected {[round(v, 4) for v in want.total.tolist()]}: {hint}"
+        )
+
+
 @checker
 def check_add_batch_over_ranks(add_batch_over_ranks):
     """Two simulated ranks (threads) with batches of different sizes and dtypes; compared with the reference."""
@@ -304,47 +346,7 @@ def check_add_batch_over_ranks(add_batch_over_ranks):
                 f"✗ {on} your function changed the batch x in place: the model still needs it; reduce a new tensor"
             )
         for rank in range(2):
-            got, want = trackers[rank], expected[rank]
-            if set(dict(got.named_buffers())) != {"total", "count"}:
-                raise Wrong(
-                    "✗ total and count must stay registered buffers of tracker (assign with tracker.total = ... or update in place)"
-                )
-            if (got.count.shape, got.total.shape) != (
-                want.count.shape,
-                want.total.shape,
-            ):
-                raise Wrong(
-                    f"✗ {on} total has shape {tuple(got.total.shape)} and count {tuple(got.count.shape)}; expected {tuple(want.total.shape)} and {tuple(want.count.shape)}"
-                )
-            if (got.total.dtype, got.count.dtype) != (
-                want.total.dtype,
-                want.count.dtype,
-            ):
-                raise Wrong(
-                    f"✗ {on} total and count became {got.total.dtype} and {got.count.dtype}; expected {want.total.dtype} for both: add in place, or cast back to the buffer's dtype"
-                )
-            count, expected_count = float(got.count), float(want.count)
-            if count != expected_count:
-                raise Wrong(
-                    f"✗ {on} rank {rank}'s count is {count:g}; expected {expected_count:g}: {_count_hint(case, count, expected_count)}"
-                )
-            tolerance = _tolerance(case.x_dtype)
-            if not torch.allclose(
-                got.total, want.total, rtol=tolerance, atol=tolerance, equal_nan=True
-            ):
-                hint = (
-                    "add the per-feature sum of all rows (x.sum(dim=0), summed over ranks); "
-                    "averaging the ranks' means weights a small batch like a large one"
-                )
-                if torch.isnan(got.total).any() and not torch.isnan(want.total).any():
-                    hint = "an empty batch has no mean (it is NaN): add its sum, which is zero"
-                elif torch.isnan(want.total).any():
-                    hint = (
-                        "a NaN or inf in the batch belongs in the total, as in any sum"
-                    )
-                raise Wrong(
-                    f"✗ {on} count is right but rank {rank}'s total is {[round(v, 4) for v in got.total.tolist()]}; expected {[round(v, 4) for v in want.total.tolist()]}: {hint}"
-                )
+            _check_rank_tracker(on, case, rank, trackers[rank], expected[rank])
     return (
         "✓ correct: on two simulated ranks, total and count match the reference for batches of "
         "different sizes and dtypes (an exact count from bfloat16 inputs too), with no autograd history left behind"
