@@ -76,9 +76,7 @@ def _child(how: str, path: str, paused: str) -> None:  # pragma: no cover (kille
 def kill_while_saving(directory, hows):
     """Start one child per way of saving, kill each once it has paused; return the exit codes."""
     directory = Path(directory)
-    child_main = (
-        "import sys; from inside_nn._demo_files import _child; _child(*sys.argv[1:])"
-    )
+    child_main = "import sys; from inside_nn._demo_files import _child; _child(*sys.argv[1:])"
     children = {
         how: subprocess.Popen(
             [sys.executable, "-c", child_main, how, f"{how}.pt", f"{how}.paused"],
@@ -89,11 +87,7 @@ def kill_while_saving(directory, hows):
     codes = {}
     for how, child in children.items():
         deadline = time.monotonic() + PAUSE_LIMIT_S
-        while (
-            not (directory / f"{how}.paused").exists()
-            and child.poll() is None
-            and time.monotonic() < deadline
-        ):
+        while not (directory / f"{how}.paused").exists() and child.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         child.kill()
         codes[how] = child.wait(timeout=30)
@@ -139,11 +133,7 @@ def _rezipped(data, change=lambda name, record: record, compress=zipfile.ZIP_STO
 def _on_gpu(name, record):
     """Record "cuda:0" instead of "cpu" as the storages' location, as a GPU run would."""
     new = b"X\x06\x00\x00\x00cuda:0"
-    return (
-        record.replace(b"X\x03\x00\x00\x00cpu", new)
-        if name.endswith("data.pkl")
-        else record
-    )
+    return record.replace(b"X\x03\x00\x00\x00cpu", new) if name.endswith("data.pkl") else record
 
 
 def _directory(data):
@@ -180,9 +170,7 @@ def _two_archives(shown_to_torch, shown_to_zipfile):
     shift = len(body) + b_offset - a_offset  # what zipfile adds to every offset
     directory = bytearray(b[b_offset : b_offset + b_size])
     for pos, _, local in list(_directory(b)):
-        struct.pack_into(
-            "<I", directory, pos - b_offset + 42, len(body) + local - shift
-        )
+        struct.pack_into("<I", directory, pos - b_offset + 42, len(body) + local - shift)
     tail = bytearray(b[end:])
     struct.pack_into("<I", tail, 16, a_offset)  # the directory miniz reads: a's
     return body + b[:b_offset] + bytes(directory) + bytes(tail)
@@ -221,12 +209,8 @@ def _cases(training_run: bytes, marker: Path) -> dict:
         torch.serialization.set_crc32_options(True)
     runs_code = _RunsCodeWhenLoaded(f"open({str(marker)!r}, 'w').close()")
     return {
-        **_refused_cases(
-            good, flipped, foreign, safetensors, duplicate, causal, runs_code
-        ),
-        **_loaded_cases(
-            training_run, no_crc, good, safetensors, causal, float8, shared, views
-        ),
+        **_refused_cases(good, flipped, foreign, safetensors, duplicate, causal, runs_code),
+        **_loaded_cases(training_run, no_crc, good, safetensors, causal, float8, shared, views),
     }
 
 
@@ -306,9 +290,7 @@ def _refused_cases(good, flipped, foreign, safetensors, duplicate, causal, runs_
     }
 
 
-def _loaded_cases(
-    training_run, no_crc, good, safetensors, causal, float8, shared, views
-):
+def _loaded_cases(training_run, no_crc, good, safetensors, causal, float8, shared, views):
     """The files it must load, odd as they are (part of _cases)."""
     nan = float("nan")
     return {

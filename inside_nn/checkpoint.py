@@ -86,9 +86,7 @@ __all__ = [
     "sha256_of",
 ]
 
-PICKLE_LIMIT = (
-    _inspector.PICKLE_LIMIT
-)  # bytes of pickle: 32 MiB, what the inspection reads
+PICKLE_LIMIT = _inspector.PICKLE_LIMIT  # bytes of pickle: 32 MiB, what the inspection reads
 VIEW_LIMIT = 4  # the NaN check reads at most this many times the file's size
 # The error a refusal quotes when the inspection reports several: the cause before its consequences.
 FIRST = ["truncated", "archive layout", "duplicate record", "compressed record"]
@@ -237,9 +235,7 @@ def load(path, fmt):
         raise DamagedCheckpoint(f"is a {fmt} file, not torch.save's format")
     with warnings.catch_warnings():  # TypedStorage, sparse CSR, ...
         warnings.simplefilter("ignore")
-        return torch.load(
-            path, map_location="cpu", weights_only=True, mmap=fmt == "zip"
-        )
+        return torch.load(path, map_location="cpu", weights_only=True, mmap=fmt == "zip")
 
 
 def check_contents(state, file_size, view_limit=VIEW_LIMIT):
@@ -258,9 +254,7 @@ def check_contents(state, file_size, view_limit=VIEW_LIMIT):
             elif isinstance(value, torch.Tensor):
                 read += check_tensor(value, file_size, views)
                 if read > view_limit * file_size:
-                    raise DamagedCheckpoint(
-                        f"has views over view_limit={view_limit} times its size"
-                    )
+                    raise DamagedCheckpoint(f"has views over view_limit={view_limit} times its size")
     if not views:
         raise DamagedCheckpoint("holds no tensor")
 
@@ -272,9 +266,7 @@ def check_tensor(t, file_size, views):
     if t.layout != torch.strided:
         raise DamagedCheckpoint(f"has a {t.layout} tensor: only strided ones are read")
     if t.numel() * t.element_size() > file_size:
-        raise DamagedCheckpoint(
-            f"has a view of {t.numel():,} elements, more than the file holds"
-        )
+        raise DamagedCheckpoint(f"has a view of {t.numel():,} elements, more than the file holds")
     view = (t.untyped_storage().data_ptr(), t.dtype, t.storage_offset(), t.shape)
     if (*view, t.stride()) in views:
         return 0  # the same elements, checked already

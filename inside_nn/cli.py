@@ -37,9 +37,7 @@ def _target(text: str) -> str:
     try:
         split_target(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not FILE:FUNCTION, e.g. my_model.py:build_model"
-        ) from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not FILE:FUNCTION, e.g. my_model.py:build_model") from None
     return text
 
 
@@ -50,9 +48,7 @@ def _build_model(target: str):
     try:
         return load_model(target)
     except (Exception, SystemExit) as error:  # noqa: BLE001 (one clear line, not a traceback)
-        raise _Stop(
-            f"cannot build the model from {target}: {one_line(error)}"
-        ) from None
+        raise _Stop(f"cannot build the model from {target}: {one_line(error)}") from None
 
 
 def _print_report(report) -> int:
@@ -70,15 +66,11 @@ def _inspect(args: argparse.Namespace) -> int:
         try:
             inputs = load_inputs(args.inputs)
         except (Exception, SystemExit) as error:  # noqa: BLE001 (one clear line, not a traceback)
-            raise _Stop(
-                f"cannot make the inputs from {args.inputs}: {one_line(error)}"
-            ) from None
+            raise _Stop(f"cannot make the inputs from {args.inputs}: {one_line(error)}") from None
     try:
         report = inspect_module(model, inputs)
     except Exception as error:  # noqa: BLE001 (one clear line, not a traceback)
-        raise _Stop(
-            f"cannot inspect the model from {args.target}: {one_line(error)}"
-        ) from None
+        raise _Stop(f"cannot inspect the model from {args.target}: {one_line(error)}") from None
     report.forward_hint = "add --inputs FILE:FUNCTION to run them"
     return _print_report(report)
 
@@ -123,9 +115,7 @@ def _checkpoint(args: argparse.Namespace) -> int:
             with open(args.path, "rb"):
                 pass
     except OSError as error:
-        raise _Stop(
-            f"cannot read {args.path}: {error.strerror or one_line(error)}"
-        ) from None
+        raise _Stop(f"cannot read {args.path}: {error.strerror or one_line(error)}") from None
     model = None if args.model is None else _build_model(args.model)
     try:
         report = inspect_checkpoint(os.fspath(args.path), model)
@@ -161,9 +151,7 @@ def parser() -> argparse.ArgumentParser:
         prog="inside-nn",
         description="The tools of the book Inside nn.Module, run on your own models and files.",
     )
-    main_parser.add_argument(
-        "--version", action="version", version=f"inside-nn {__version__}"
-    )
+    main_parser.add_argument("--version", action="version", version=f"inside-nn {__version__}")
     commands = main_parser.add_subparsers(dest="command", required=True)
     for add in SUBCOMMANDS:
         add(commands)

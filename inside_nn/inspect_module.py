@@ -63,9 +63,7 @@ DDP_SYNC = (
 WIDTH = 80  # a report's lines fit an 80-column terminal; only a URL (or a path) longer than that overflows
 
 
-def wrap(
-    text: str, indent: str, first: str | None = None, width: int = WIDTH
-) -> list[str]:
+def wrap(text: str, indent: str, first: str | None = None, width: int = WIDTH) -> list[str]:
     """`text` in lines of at most `width` characters, each starting with `indent` (the first with `first`
     when given). A word longer than a line, such as a URL or a path, is never cut: it stands on a line of
     its own, whole, so that it can still be copied or clicked."""
@@ -98,9 +96,7 @@ class Report:
     subject = "inspect_module"  # the report's first word
     whole = "(model)"  # the path of a finding about the model as a whole
     # What to do for the forward checks when no forward was run (the command line says its own way).
-    forward_hint = (
-        "pass example_inputs (inspect_module(model, example_inputs)) to run them"
-    )
+    forward_hint = "pass example_inputs (inspect_module(model, example_inputs)) to run them"
 
     def __init__(
         self,
@@ -111,12 +107,8 @@ class Report:
     ):
         order = {s: i for i, s in enumerate(SEVERITIES)}
         self.model_name = model_name
-        self.findings = sorted(
-            findings, key=lambda f: (order[f.severity], f.kind, f.path)
-        )
-        self.buffers = (
-            buffers  # one dict per buffer: path, persistent, dtype, shape, bytes
-        )
+        self.findings = sorted(findings, key=lambda f: (order[f.severity], f.kind, f.path))
+        self.buffers = buffers  # one dict per buffer: path, persistent, dtype, shape, bytes
         self.forward_run = forward_run  # False: inspect_module had no example_inputs
 
     def __len__(self) -> int:
@@ -249,9 +241,7 @@ def _nbytes(t: torch.Tensor) -> int:
         if parts is not None:
             return sum(_try(lambda p=p: p.nbytes, 0) for p in parts)
     nbytes = _try(lambda: t.nbytes)
-    return (
-        nbytes if nbytes is not None else _try(lambda: t.numel() * t.element_size(), 0)
-    )
+    return nbytes if nbytes is not None else _try(lambda: t.numel() * t.element_size(), 0)
 
 
 def _floating(t: torch.Tensor) -> bool:
@@ -279,9 +269,7 @@ def _describe(t: torch.Tensor) -> str:
     layout = _layout(t)
     shape = _shape(t)
     if shape is None:
-        shape = (
-            "without a shape yet" if layout == "uninitialized" else "of unknown shape"
-        )
+        shape = "without a shape yet" if layout == "uninitialized" else "of unknown shape"
     else:
         shape = "×".join(str(n) for n in shape) or "scalar"
     kind = "" if layout == "strided" else f"{layout} "
@@ -330,9 +318,7 @@ def _record(value) -> bool:
     attributes are its content."""
     if isinstance(value, types.SimpleNamespace):
         return True
-    if dataclasses.is_dataclass(value) and not isinstance(
-        value, type | nn.Module | torch.Tensor
-    ):
+    if dataclasses.is_dataclass(value) and not isinstance(value, type | nn.Module | torch.Tensor):
         return True
     return _plain_object(value)
 
@@ -341,9 +327,7 @@ def _fields(value) -> dict:
     if dataclasses.is_dataclass(value):
         return {f.name: getattr(value, f.name, None) for f in dataclasses.fields(value)}
     fields = {
-        name: getattr(value, name)
-        for name in _slots(value)
-        if _try(lambda name=name: hasattr(value, name), False)
+        name: getattr(value, name) for name in _slots(value) if _try(lambda name=name: hasattr(value, name), False)
     }
     fields.update(_try(lambda: vars(value), {}))
     return fields
@@ -478,24 +462,15 @@ class _Registered:
 
     def unregistered_state(self, module: nn.Module) -> list[tuple[str, torch.Tensor]]:
         """The parameters and buffers of a module the model does not hold anywhere."""
-        return [
-            (name, t)
-            for name, t in _state_of(module, remove_duplicate=False)
-            if not self.holds(t)
-        ]
+        return [(name, t) for name, t in _state_of(module, remove_duplicate=False) if not self.holds(t)]
 
     def alias_only(self, value, also: frozenset = frozenset()) -> bool:
         """A container that owns no tensor or module: every one it holds is registered (or in `also`, ids of
         what other attributes hold), and weak references own nothing (an RNN's `_flat_weight_refs`)."""
         if _items(value) is None:
             return False
-        refs = [
-            item for _, item in _found_in(value, "", (torch.Tensor, nn.Module, *_WEAK))
-        ]
-        return bool(refs) and all(
-            isinstance(item, _WEAK) or id(item) in also or self.holds(item)
-            for item in refs
-        )
+        refs = [item for _, item in _found_in(value, "", (torch.Tensor, nn.Module, *_WEAK))]
+        return bool(refs) and all(isinstance(item, _WEAK) or id(item) in also or self.holds(item) for item in refs)
 
 
 _WEAK = (weakref.ReferenceType, weakref.ProxyType, weakref.CallableProxyType)
@@ -510,9 +485,7 @@ def _code_writes(code: types.CodeType, names: set, seen: dict) -> None:
     if id(code) in seen:
         return
     seen[id(code)] = code
-    names.update(
-        i.argval for i in dis.get_instructions(code) if i.opname == "STORE_ATTR"
-    )
+    names.update(i.argval for i in dis.get_instructions(code) if i.opname == "STORE_ATTR")
     for const in code.co_consts:
         if isinstance(const, str):
             names.add(const)
@@ -549,9 +522,7 @@ def _hook_writes(hook, names: set, seen: dict, depth: int = 0) -> None:
     elif isinstance(hook, types.FunctionType):
         _code_writes(hook.__code__, names, seen)
         for cell in hook.__closure__ or ():
-            _hook_writes(
-                _try(lambda cell=cell: cell.cell_contents), names, seen, depth + 1
-            )
+            _hook_writes(_try(lambda cell=cell: cell.cell_contents), names, seen, depth + 1)
         for name in hook.__code__.co_names:
             called = hook.__globals__.get(name)
             if isinstance(called, types.FunctionType):
@@ -615,14 +586,10 @@ def _finding(severity: str, kind: str, path: str, message: str) -> Finding:
 
 def _trainable_leaf(t: torch.Tensor) -> bool:
     """A Parameter, or a plain tensor made to be trained (a leaf that requires grad, as DARTS's alphas)."""
-    return isinstance(t, nn.Parameter) or bool(
-        _try(lambda: t.requires_grad and t.is_leaf, False)
-    )
+    return isinstance(t, nn.Parameter) or bool(_try(lambda: t.requires_grad and t.is_leaf, False))
 
 
-def _plain_findings(
-    model: nn.Module, registered: _Registered
-) -> tuple[list[Finding], list]:
+def _plain_findings(model: nn.Module, registered: _Registered) -> tuple[list[Finding], list]:
     """Plain attributes: tensors, Parameters and modules nn.Module does not know about anywhere in the model."""
     findings, tensors, seen = [], [], set()
     buffers = {  # id -> (path, persistent)
@@ -664,9 +631,7 @@ def _plain_findings(
             if isinstance(item, nn.Module):
                 state = registered.unregistered_state(item)
                 if state:
-                    shown = ", ".join(n for n, _ in state[:3]) + (
-                        ", ..." if len(state) > 3 else ""
-                    )
+                    shown = ", ".join(n for n, _ in state[:3]) + (", ..." if len(state) > 3 else "")
                     findings.append(
                         _finding(
                             "error",
@@ -681,9 +646,7 @@ def _plain_findings(
                             ),
                         )
                     )
-                elif not _state_of(item) and not isinstance(
-                    item, torch.jit.ScriptModule
-                ):
+                elif not _state_of(item) and not isinstance(item, torch.jit.ScriptModule):
                     findings.append(
                         _finding(
                             "note",
@@ -696,11 +659,7 @@ def _plain_findings(
                 continue
             tensors.append((path, item))
             if _trainable_leaf(item):
-                what = (
-                    "an nn.Parameter"
-                    if isinstance(item, nn.Parameter)
-                    else "a tensor that requires grad"
-                )
+                what = "an nn.Parameter" if isinstance(item, nn.Parameter) else "a tensor that requires grad"
                 findings.append(
                     _finding(
                         "error",
@@ -786,8 +745,7 @@ def _buffer_findings(model: nn.Module) -> tuple[list[Finding], list[dict]]:
         total = sum(b["bytes"] for b in buffers)
         largest = sorted(buffers, key=lambda b: -b["bytes"])[:3]
         shown = ", ".join(
-            f"{b['path']} ({'persistent' if b['persistent'] else 'non-persistent'} {b['dtype']}, "
-            f"{_mib(b['bytes'])})"
+            f"{b['path']} ({'persistent' if b['persistent'] else 'non-persistent'} {b['dtype']}, {_mib(b['bytes'])})"
             for b in largest
         )
         findings.append(
@@ -823,11 +781,7 @@ def _parameter_findings(model: nn.Module) -> list[Finding]:
                 "parameters",
                 "",
                 f"{unique:,} parameters in {len(ready)} tensors ({trainable:,} trainable)"
-                + (
-                    f", plus {pending} lazy tensor(s) of unknown size"
-                    if pending
-                    else ""
-                ),
+                + (f", plus {pending} lazy tensor(s) of unknown size" if pending else ""),
             )
         )
     for names in names_of.values():
@@ -883,10 +837,7 @@ def _reset_loop_findings(model: nn.Module) -> list[Finding]:
     findings = []
     for prefix, module in _named_modules(model):
         own = [n for n, p in _entries(module, "_parameters").items() if p is not None]
-        if (
-            isinstance(module, nn.modules.lazy.LazyModuleMixin)
-            and module.has_uninitialized_params()
-        ):
+        if isinstance(module, nn.modules.lazy.LazyModuleMixin) and module.has_uninitialized_params():
             findings.append(
                 _finding(
                     "warning",
@@ -1060,11 +1011,7 @@ def _put_items(container, items) -> None:
                 _try(lambda name=name: object.__delattr__(container, name))
         for name, item in items.items():
             if getattr(container, name, _MISSING) is not item:
-                _try(
-                    lambda name=name, item=item: object.__setattr__(
-                        container, name, item
-                    )
-                )
+                _try(lambda name=name, item=item: object.__setattr__(container, name, item))
 
 
 def _numpy():
@@ -1128,9 +1075,7 @@ def _equal_states(a, b) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_equal_states(a[k], b[k]) for k in a)
     if isinstance(a, list | tuple) and isinstance(b, list | tuple):
-        return len(a) == len(b) and all(
-            _equal_states(x, y) for x, y in zip(a, b, strict=True)
-        )
+        return len(a) == len(b) and all(_equal_states(x, y) for x, y in zip(a, b, strict=True))
     if hasattr(a, "shape") and hasattr(b, "shape"):  # NumPy arrays
         return bool(_numpy().array_equal(a, b))
     return bool(a == b)
@@ -1162,21 +1107,15 @@ def _snapshot(model: nn.Module):
             if name not in _INTERNAL:
                 tensors += [t for _, t in _tensors_in(value, name)]
                 where = _join(paths.get(id(module), "?"), name)
-                containers.update(
-                    (id(c), (c, items)) for c, items in _containers(value, cut, where)
-                )
+                containers.update((id(c), (c, items)) for c, items in _containers(value, cut, where))
                 generators.update(
-                    (id(g), (g, _generator_state(g)))
-                    for _, g in _found_in(value, name, _generator_kinds())
+                    (id(g), (g, _generator_state(g))) for _, g in _found_in(value, name, _generator_kinds())
                 )
         for t in tensors:
             if t is not None and id(t) not in values:
                 values[id(t)] = (t, _copy(t))
     generators = {k: v for k, v in generators.items() if v[1] is not None}
-    rng = _rng_states() + [
-        (functools.partial(_set_generator_state, g), state)
-        for g, state in generators.values()
-    ]
+    rng = _rng_states() + [(functools.partial(_set_generator_state, g), state) for g, state in generators.values()]
     return saved, values, containers, rng, _Registered(model), generators, cut
 
 
@@ -1240,11 +1179,7 @@ def _same(now: torch.Tensor, before) -> bool:
         try:
             if a.shape == b.shape and torch.equal(a, b):
                 continue
-            if not (
-                a.shape == b.shape
-                and _floating(a)
-                and bool(((a == b) | (a.isnan() & b.isnan())).all())
-            ):
+            if not (a.shape == b.shape and _floating(a) and bool(((a == b) | (a.isnan() & b.isnan())).all())):
                 return False
         except Exception:  # noqa: BLE001, S112 (a tensor subclass without these operations)
             continue
@@ -1254,9 +1189,7 @@ def _same(now: torch.Tensor, before) -> bool:
 def _same_items(container, items) -> bool:
     """The same objects in the same places (compared by identity, so tensors are not compared by value here)."""
     if isinstance(container, list | deque):
-        return len(container) == len(items) and all(
-            a is b for a, b in zip(container, items, strict=True)
-        )
+        return len(container) == len(items) and all(a is b for a, b in zip(container, items, strict=True))
     if isinstance(container, set):
         return {id(a) for a in container} == {id(b) for b in items}
     now = container if isinstance(container, dict) else _fields(container)
@@ -1296,26 +1229,18 @@ def _changes(snapshot, model: nn.Module) -> list[tuple[str, str, str]]:
                 if now[name] is not None:
                     changed.append((prefix, name, f"{kind} created"))
         derived = _hook_outputs(module)
-        extra = (
-            getattr(type(module), "get_extra_state", None)
-            is not nn.Module.get_extra_state
-        )
+        extra = getattr(type(module), "get_extra_state", None) is not nn.Module.get_extra_state
         for name, value in vars(module).items():
             if name in _INTERNAL or name in derived:
                 continue
             before = attrs.get(name, _MISSING)
-            if registered.alias_only(value, held) and (
-                before is _MISSING or registered.alias_only(before, held)
-            ):
+            if registered.alias_only(value, held) and (before is _MISSING or registered.alias_only(before, held)):
                 continue
-            holds = any(True for _ in _tensors_in(value, name)) or any(
-                not _record(c) for c, _ in _containers(value)
-            )
+            holds = any(True for _ in _tensors_in(value, name)) or any(not _record(c) for c, _ in _containers(value))
             drawn = [
                 g
                 for _, g in _found_in(value, name, _generator_kinds())
-                if id(g) in generators
-                and not _equal_states(_generator_state(g), generators[id(g)][1])
+                if id(g) in generators and not _equal_states(_generator_state(g), generators[id(g)][1])
             ]
             if drawn:
                 changed.append((prefix, name, "generator advanced"))
@@ -1327,21 +1252,12 @@ def _changes(snapshot, model: nn.Module) -> list[tuple[str, str, str]]:
             elif value is not before:
                 what = "plain attribute replaced"
             elif any(
-                id(t) in values
-                and not registered.holds(t)
-                and not _same(t, values[id(t)][1])
+                id(t) in values and not registered.holds(t) and not _same(t, values[id(t)][1])
                 for _, t in _tensors_in(value, name)
-            ) or any(
-                id(c) in containers and not _same_items(c, containers[id(c)][1])
-                for c, _ in _containers(value)
-            ):
+            ) or any(id(c) in containers and not _same_items(c, containers[id(c)][1]) for c, _ in _containers(value)):
                 what = "plain attribute updated in place"
-            if (
-                what and extra
-            ):  # get_extra_state() may save it: state_dict is not the question, DDP is
-                what = what.replace(
-                    "plain attribute", "attribute of a module with extra state"
-                )
+            if what and extra:  # get_extra_state() may save it: state_dict is not the question, DDP is
+                what = what.replace("plain attribute", "attribute of a module with extra state")
             if what:
                 changed.append((prefix, name, what))
     return changed
@@ -1380,18 +1296,10 @@ def _forward_findings(model: nn.Module, example_inputs) -> list[Finding]:
     args, kwargs = (
         (example_inputs, {})
         if isinstance(example_inputs, tuple)
-        else (
-            ((), example_inputs)
-            if isinstance(example_inputs, dict)
-            else ((example_inputs,), {})
-        )
+        else (((), example_inputs) if isinstance(example_inputs, dict) else ((example_inputs,), {}))
     )
     half = {
-        id(m): {
-            n
-            for n, b in _entries(m, "_buffers").items()
-            if b is not None and _try(lambda b=b: b.dtype) in HALF
-        }
+        id(m): {n for n, b in _entries(m, "_buffers").items() if b is not None and _try(lambda b=b: b.dtype) in HALF}
         for _, m in _named_modules(model)
     }
     modules = dict(_named_modules(model))
@@ -1403,9 +1311,7 @@ def _forward_findings(model: nn.Module, example_inputs) -> list[Finding]:
         for mode in ("eval", "train"):
             article = "an" if mode == "eval" else "a"
             try:
-                type(model).train(
-                    model, mode == "train"
-                )  # the class's: an override counts
+                type(model).train(model, mode == "train")  # the class's: an override counts
                 with torch.no_grad():
                     target(*args, **kwargs)
             except Exception as error:  # noqa: BLE001 (the report says what failed)
@@ -1424,11 +1330,7 @@ def _forward_findings(model: nn.Module, example_inputs) -> list[Finding]:
             for prefix, name, what in _changes(snapshot, model):
                 grouped[(prefix, what)].append(name)
             for (prefix, what), names in grouped.items():
-                path = (
-                    _join(prefix, names[0])
-                    if len(names) == 1
-                    else f"{prefix or '(model)'}: {', '.join(names)}"
-                )
+                path = _join(prefix, names[0]) if len(names) == 1 else f"{prefix or '(model)'}: {', '.join(names)}"
                 if what.startswith("buffer"):
                     message = (
                         f"{what} by {article} {mode}-mode forward: under DDP each rank updates its own copy, "
@@ -1473,9 +1375,7 @@ def _forward_findings(model: nn.Module, example_inputs) -> list[Finding]:
                     )
                 findings.append(
                     _finding(
-                        "warning"
-                        if what.startswith(("plain", "parameter"))
-                        else "note",
+                        "warning" if what.startswith(("plain", "parameter")) else "note",
                         "forward changes state",
                         path,
                         message,
@@ -1498,9 +1398,7 @@ def _forward_findings(model: nn.Module, example_inputs) -> list[Finding]:
             )
         )
     ran = [mode for mode in ("eval", "train") if mode not in failed]
-    rngs = (
-        "torch, Python's random and NumPy" if _numpy() else "torch and Python's random"
-    )
+    rngs = "torch, Python's random and NumPy" if _numpy() else "torch and Python's random"
     done = (
         "ran one eval-mode and one train-mode forward"
         if len(ran) == 2
@@ -1531,9 +1429,7 @@ def inspect_module(model: nn.Module, example_inputs=None) -> Report:
     findings, buffers = _state_findings(model)
     if example_inputs is not None:
         findings += _forward_findings(model, example_inputs)
-    return Report(
-        type(model).__name__, findings, buffers, forward_run=example_inputs is not None
-    )
+    return Report(type(model).__name__, findings, buffers, forward_run=example_inputs is not None)
 
 
 def shorten(text: str, limit: int = 400) -> str:
@@ -1593,9 +1489,7 @@ def call_from_file(target: str):
         if function is None:
             raise TargetError(f"{path} has no function {name}")
         if not callable(function):
-            raise TargetError(
-                f"{name} in {path} is a {type(function).__name__}, not a function"
-            )
+            raise TargetError(f"{name} in {path} is a {type(function).__name__}, not a function")
         return function()
     finally:
         if folder in sys.path:
@@ -1603,9 +1497,7 @@ def call_from_file(target: str):
         for module_name in set(sys.modules) - modules_before.keys():
             file = getattr(sys.modules[module_name], "__file__", None) or ""
             top = module_name.partition(".")[0]
-            if top not in modules_before and os.path.abspath(file).startswith(
-                folder + os.sep
-            ):
+            if top not in modules_before and os.path.abspath(file).startswith(folder + os.sep):
                 del sys.modules[module_name]
         if "inspected" in modules_before:
             sys.modules["inspected"] = modules_before["inspected"]
@@ -1617,9 +1509,7 @@ def load_model(target: str) -> nn.Module:
     """The model that `path/to/file.py:build_model` builds (see call_from_file)."""
     model = call_from_file(target)
     if not isinstance(model, nn.Module):
-        raise TargetError(
-            f"{split_target(target)[1]}() returned {type(model).__name__}, not an nn.Module"
-        )
+        raise TargetError(f"{split_target(target)[1]}() returned {type(model).__name__}, not an nn.Module")
     return model
 
 
@@ -1647,9 +1537,7 @@ def main(argv: list[str] | None = None) -> int:
         prog="python inspect_module.py",
         description="Print chapter 8's report on the model FUNCTION in FILE returns.",
     )
-    parser.add_argument(
-        "target", metavar="FILE:FUNCTION", help="path/to/file.py:build_model"
-    )
+    parser.add_argument("target", metavar="FILE:FUNCTION", help="path/to/file.py:build_model")
     parser.add_argument(
         "--inputs",
         metavar="FILE:FUNCTION",
@@ -1660,12 +1548,8 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(sys.argv[1:] if argv is None else argv)
         for target in filter(None, (args.target, args.inputs)):
             if ":" not in target:
-                parser.error(
-                    f"{target!r} is not FILE:FUNCTION, e.g. my_model.py:build_model"
-                )
-    except (
-        SystemExit
-    ) as stop:  # argparse's usage message is printed: the status, returned
+                parser.error(f"{target!r} is not FILE:FUNCTION, e.g. my_model.py:build_model")
+    except SystemExit as stop:  # argparse's usage message is printed: the status, returned
         return stop.code
     built = {}
     for what, target, load in (

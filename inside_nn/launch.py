@@ -96,9 +96,7 @@ def source_of(*objects) -> str:
             code = next(f.__code__ for f in vars(obj).values() if inspect.isfunction(f))
             lines = linecache.getlines(code.co_filename)
             header = f"class {obj.__name__}"
-            first = max(
-                i for i in range(code.co_firstlineno) if lines[i].startswith(header)
-            )
+            first = max(i for i in range(code.co_firstlineno) if lines[i].startswith(header))
             sources.append("".join(inspect.getblock(lines[first:])))
         else:
             sources.append(textwrap.dedent(inspect.getsource(obj)))
@@ -245,9 +243,7 @@ def stop_ranks(ranks: dict, politely: bool = True) -> None:
     """End the ranks (with the empty job if politely, else SIGTERM) and remove their files."""
     launcher = ranks["launcher"]
     if politely and launcher.poll() is None:
-        write_atomically(
-            ranks["work"] / f"job{ranks['jobs']}.json", json.dumps([None, None])
-        )
+        write_atomically(ranks["work"] / f"job{ranks['jobs']}.json", json.dumps([None, None]))
         try:
             launcher.wait(timeout=30)
         except subprocess.TimeoutExpired:
@@ -273,20 +269,12 @@ def wait_until(condition, launcher, timeout_s: float) -> str:
 def failure_of(ranks: dict, number: int, outcome: str, timeout_s: float) -> Exception:
     """The exception a failed job raises: the earliest rank error, a timeout, or torchrun's log."""
     work = ranks["work"]
-    failures = [
-        json.loads(path.read_text()) for path in work.glob(f"job{number}.rank*.error")
-    ]
+    failures = [json.loads(path.read_text()) for path in work.glob(f"job{number}.rank*.error")]
     if failures:  # the earliest failure is the cause; later ones are its echoes
         return RuntimeError(min(failures, key=lambda failure: failure["time"])["text"])
     if outcome == "timeout":
-        missing = [
-            r
-            for r in range(ranks["nproc"])
-            if not (work / f"job{number}.rank{r}.json").exists()
-        ]
-        return TimeoutError(
-            f"ranks {missing} gave no result within {timeout_s} s; all processes were stopped"
-        )
+        missing = [r for r in range(ranks["nproc"]) if not (work / f"job{number}.rank{r}.json").exists()]
+        return TimeoutError(f"ranks {missing} gave no result within {timeout_s} s; all processes were stopped")
     return RuntimeError(
         f"torchrun exited with {ranks['launcher'].poll()}:\n{(work / 'torchrun.log').read_text()[-3000:]}"
     )
@@ -303,9 +291,7 @@ def run_on_ranks(source, entry, nproc=2, timeout_s=300.0, ranks=None) -> list:
     ranks["jobs"] = number + 1
     try:
         ready = [work / f"rank{r}.ready" for r in range(ranks["nproc"])]
-        outcome = wait_until(
-            lambda: all(p.exists() for p in ready), launcher, STARTUP_TIMEOUT_S
-        )
+        outcome = wait_until(lambda: all(p.exists() for p in ready), launcher, STARTUP_TIMEOUT_S)
         results = [work / f"job{number}.rank{r}.json" for r in range(ranks["nproc"])]
         if outcome == "done":
             write_atomically(work / f"job{number}.json", json.dumps([source, entry]))

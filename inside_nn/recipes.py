@@ -68,9 +68,7 @@ def strip_prefixes(state_dict, prefixes=("module.", "_orig_mod.")) -> OrderedDic
     if hasattr(state_dict, "_metadata"):
         result._metadata = OrderedDict(state_dict._metadata)
     while result:
-        prefix = next(
-            (p for p in prefixes if all(k.startswith(p) for k in result)), None
-        )
+        prefix = next((p for p in prefixes if all(k.startswith(p) for k in result)), None)
         if prefix is None:
             break
         consume_prefix_in_state_dict_if_present(result, prefix)
@@ -146,20 +144,14 @@ def to_device(obj, device, non_blocking: bool = False):
     def move(value):
         if isinstance(value, torch.Tensor):
             return value.to(device, non_blocking=non_blocking)
-        if isinstance(
-            value, dict
-        ):  # dict, OrderedDict, ...: the same type, the same order
+        if isinstance(value, dict):  # dict, OrderedDict, ...: the same type, the same order
             return type(value)((key, move(item)) for key, item in value.items())
         if isinstance(value, tuple) and hasattr(value, "_fields"):  # a namedtuple
             return type(value)(*(move(item) for item in value))
         if isinstance(value, (list, tuple)):
             return type(value)(move(item) for item in value)
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            changes = {
-                f.name: move(getattr(value, f.name))
-                for f in dataclasses.fields(value)
-                if f.init
-            }
+            changes = {f.name: move(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
             return dataclasses.replace(value, **changes)
         return value  # numbers, strings, None: unchanged
 

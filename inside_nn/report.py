@@ -18,9 +18,7 @@ SEVERITIES = ("error", "warning", "note")
 WIDTH = 80  # a report's lines fit an 80-column terminal; only a URL (or a path) longer than that overflows
 
 
-def wrap(
-    text: str, indent: str, first: str | None = None, width: int = WIDTH
-) -> list[str]:
+def wrap(text: str, indent: str, first: str | None = None, width: int = WIDTH) -> list[str]:
     """`text` in lines of at most `width` characters, each starting with `indent` (the first with `first`
     when given). A word longer than a line, such as a URL or a path, is never cut: it stands on a line of
     its own, whole, so that it can still be copied or clicked."""
@@ -53,9 +51,7 @@ class Report:
     subject = "inspect_module"  # the report's first word
     whole = "(model)"  # the path of a finding about the model as a whole
     # What to do for the forward checks when no forward was run (the command line says its own way).
-    forward_hint = (
-        "pass example_inputs (inspect_module(model, example_inputs)) to run them"
-    )
+    forward_hint = "pass example_inputs (inspect_module(model, example_inputs)) to run them"
 
     def __init__(
         self,
@@ -66,12 +62,8 @@ class Report:
     ):
         order = {s: i for i, s in enumerate(SEVERITIES)}
         self.model_name = model_name
-        self.findings = sorted(
-            findings, key=lambda f: (order[f.severity], f.kind, f.path)
-        )
-        self.buffers = (
-            buffers  # one dict per buffer: path, persistent, dtype, shape, bytes
-        )
+        self.findings = sorted(findings, key=lambda f: (order[f.severity], f.kind, f.path))
+        self.buffers = buffers  # one dict per buffer: path, persistent, dtype, shape, bytes
         self.forward_run = forward_run  # False: inspect_module had no example_inputs
 
     def __len__(self) -> int:

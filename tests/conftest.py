@@ -62,9 +62,7 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=chromium_executable(), args=CHROMIUM_ARGS
-        )
+        chromium = playwright.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 

@@ -96,9 +96,7 @@ def test_a_failed_save_leaves_the_old_file_and_no_temporary(tmp_path):
     save_atomically({"weight": torch.arange(6.0)}, str(latest))  # a str path works
     with pytest.raises((pickle.PicklingError, AttributeError)):
         save_atomically({"schedule": lambda step: 0.9**step}, latest)
-    assert torch.equal(
-        torch.load(latest, weights_only=True)["weight"], torch.arange(6.0)
-    )
+    assert torch.equal(torch.load(latest, weights_only=True)["weight"], torch.arange(6.0))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["latest.pt"]
 
 
@@ -255,11 +253,7 @@ def _shape(node: ast.AST) -> str:
     if isinstance(node, ast.Assign):
         return ast.dump(node.value)
     body = node.body
-    if (
-        body
-        and isinstance(body[0], ast.Expr)
-        and isinstance(body[0].value, ast.Constant)
-    ):
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
         body = body[1:]
     return ast.dump(ast.Module(body=body, type_ignores=[]))
 
@@ -270,11 +264,7 @@ def _definitions(source: str) -> dict[str, ast.AST]:
     for node in ast.parse(source).body:
         if isinstance(node, ast.FunctionDef):
             found[node.name] = node
-        elif (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-        ):
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             found[node.targets[0].id] = node
     return found
 
@@ -314,9 +304,7 @@ SHOWN_ON_THE_PAGE = [
 def test_the_code_the_page_shows_is_the_packages(name):
     page, package = _page_definitions(), _package_definitions()
     assert name in page, f"the page no longer defines {name}: update SHOWN_ON_THE_PAGE"
-    assert _shape(page[name]) == _shape(package[name]), (
-        f"{name}: the page's cell and inside_nn/checkpoint.py differ"
-    )
+    assert _shape(page[name]) == _shape(package[name]), f"{name}: the page's cell and inside_nn/checkpoint.py differ"
 
 
 def test_the_page_defines_no_other_function_the_package_has():

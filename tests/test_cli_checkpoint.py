@@ -53,15 +53,11 @@ def test_a_ddp_prefix_is_named_with_its_fix(files, capsys):
     status, out, err = run(capsys, "ddp.pt", "--model", "my_model.py:build_model")
     assert (status, err) == (0, "")
     assert "WARNING prefix · module." in out
-    assert 'consume_prefix_in_state_dict_if_present(sd, "module.")' in " ".join(
-        out.split()
-    )
+    assert 'consume_prefix_in_state_dict_if_present(sd, "module.")' in " ".join(out.split())
 
 
 def test_a_head_of_another_size_is_an_error(files, capsys):
-    status, out, err = run(
-        capsys, "plain.pt", "--model", "my_model.py:build_wider_head"
-    )
+    status, out, err = run(capsys, "plain.pt", "--model", "my_model.py:build_wider_head")
     assert (status, err) == (1, "")
     assert "ERROR   shape mismatch · 2.weight" in out
     assert "the file holds 2×3, the model 5×3" in " ".join(out.split())
@@ -96,18 +92,14 @@ def test_wrong_usage_exits_2(files, capsys):
     assert "the following arguments are required: PATH" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(
-    not hasattr(__import__("os"), "mkfifo"), reason="no named pipes here"
-)
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no named pipes here")
 def test_a_named_pipe_or_a_device_is_reported_not_waited_on(files, capsys):
     import os
     import signal
 
     os.mkfifo(files / "pipe.pt")
     # opening a FIFO for reading blocks until a writer comes: fail the test, not hang it
-    previous = signal.signal(
-        signal.SIGALRM, lambda *_: pytest.fail("blocked on the FIFO")
-    )
+    previous = signal.signal(signal.SIGALRM, lambda *_: pytest.fail("blocked on the FIFO"))
     signal.alarm(20)
     try:
         for path, what in (("pipe.pt", "named pipe"), (os.devnull, "character device")):

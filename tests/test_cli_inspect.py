@@ -85,9 +85,7 @@ def fits_80_columns(text: str) -> bool:
     return all(len(line) <= 80 or URL_LINE.match(line) for line in text.splitlines())
 
 
-@pytest.mark.parametrize(
-    "inputs", ["my_model.py:make_inputs", "my_model.py:make_keywords"]
-)
+@pytest.mark.parametrize("inputs", ["my_model.py:make_inputs", "my_model.py:make_keywords"])
 def test_inputs_run_one_forward(folder, capsys, inputs):
     status, out, err = inspect(capsys, "my_model.py:build_model", "--inputs", inputs)
     assert (status, err) == (0, "")
@@ -97,9 +95,7 @@ def test_inputs_run_one_forward(folder, capsys, inputs):
 
 
 def test_a_forward_that_raises_is_not_said_to_have_run(folder, capsys):
-    status, out, err = inspect(
-        capsys, "my_model.py:build_model", "--inputs", "my_model.py:long_inputs"
-    )
+    status, out, err = inspect(capsys, "my_model.py:build_model", "--inputs", "my_model.py:long_inputs")
     assert (status, err) == (1, "") and out.count("ERROR   forward · (model)") == 2
     note = out.split("NOTE    forward · (model)")[1].split("\n")[1]
     assert "tried one eval-mode and one train-mode forward (both raised)" in note
@@ -175,9 +171,7 @@ def test_help_names_inputs_and_fits_80_columns(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "--inputs FILE:FUNCTION" in out and "called without arguments" in out
     flat = " ".join(out.split())
-    assert (
-        "a tuple (its positional arguments) or a dict (its keyword arguments)" in flat
-    )
+    assert "a tuple (its positional arguments) or a dict (its keyword arguments)" in flat
     assert max(len(line) for line in out.splitlines()) <= 80
 
 
@@ -186,9 +180,7 @@ def test_an_error_is_shortened_at_a_word_or_a_sentence():
     text = one_line(words, 100)
     assert len(text) <= 100 + len("RuntimeError: ")
     assert text.endswith("checkpoint ...")
-    sentences = RuntimeError(
-        "The first sentence is whole here. " * 3 + "then a long tail " * 20
-    )
+    sentences = RuntimeError("The first sentence is whole here. " * 3 + "then a long tail " * 20)
     assert one_line(sentences, 120).endswith("is whole here. ...")
 
 
@@ -199,8 +191,7 @@ def test_miniz_advice_is_dropped_before_the_message_is_shortened():
         "likelihood that your checkpoint file is corrupted."
     )
     assert _short(error, 160) == (
-        "RuntimeError: PytorchStreamReader failed reading file data/3: invalid header or "
-        "archive is corrupted"
+        "RuntimeError: PytorchStreamReader failed reading file data/3: invalid header or archive is corrupted"
     )
 
 

@@ -25,12 +25,8 @@ from inside_nn.launch import run_on_ranks
 TOKEN_VARIABLE = "DDP_CLEANUP_TEST_TOKEN"
 FAIL_TIMEOUT_S = 120.0  # generous: a failing rank must end the launch long before this
 HANG_TIMEOUT_S = 20.0
-STARTUP_ALLOWANCE_S = (
-    60.0  # starting torch in three processes on a loaded 2-core machine
-)
-STOP_GRACE_S = (
-    15.0  # the launcher waits up to 10 s for torchrun to stop its ranks, then kills it
-)
+STARTUP_ALLOWANCE_S = 60.0  # starting torch in three processes on a loaded 2-core machine
+STOP_GRACE_S = 15.0  # the launcher waits up to 10 s for torchrun to stop its ranks, then kills it
 
 FAILING_RANK = """
 def rank_one_fails(rank, world_size, device):

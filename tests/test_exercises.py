@@ -36,9 +36,7 @@ CHECK_CALL = re.compile(r"^\s*(check_\w+)\(")
 def case_modules() -> list:
     modules = []
     for path in sorted(CASES_DIR.glob("ch*.py")):
-        spec = importlib.util.spec_from_file_location(
-            f"exercise_cases_{path.stem}", path
-        )
+        spec = importlib.util.spec_from_file_location(f"exercise_cases_{path.stem}", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         module.STEM = path.stem
@@ -57,9 +55,7 @@ ALL_CASES = [
 def cell_source(cell: dict) -> str:
     """A code cell's Python, without IPython `%` and `!` lines."""
     lines = "".join(cell["source"]).splitlines()
-    return "\n".join(
-        "" if line.lstrip().startswith(("%", "!")) else line for line in lines
-    )
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in lines)
 
 
 def tagged(nb: dict, tag: str) -> list[dict]:
@@ -86,9 +82,7 @@ def checker_namespace(notebook: str) -> dict:
         if cell["cell_type"] != "code":
             continue
         source = "".join(
-            line
-            for line in cell_source(cell).splitlines(keepends=True)
-            if not line.lstrip().startswith(("%", "!"))
+            line for line in cell_source(cell).splitlines(keepends=True) if not line.lstrip().startswith(("%", "!"))
         )
         tree = ast.parse(source)
         tree.body = [n for n in tree.body if isinstance(n, DEFINITIONS)]
@@ -128,21 +122,10 @@ def test_every_checker_has_right_and_wrong_answers(path):
         for c in tagged(nb, "exercise-check")
         if CHECK_CALL.match(cell_source(c))
     }
-    assert len(used) >= 3, (
-        f"{path.stem}: {len(used)} checked exercises, want at least 3"
-    )
-    cases = [
-        (check, expect)
-        for m in MODULES
-        if m.NOTEBOOK == path.stem
-        for _, check, _, expect in m.CASES
-    ]
+    assert len(used) >= 3, f"{path.stem}: {len(used)} checked exercises, want at least 3"
+    cases = [(check, expect) for m in MODULES if m.NOTEBOOK == path.stem for _, check, _, expect in m.CASES]
     for name in sorted(used):
-        mine = [
-            expect
-            for check, expect in cases
-            if CHECK_CALL.match(check).group(1) == name
-        ]
+        mine = [expect for check, expect in cases if CHECK_CALL.match(check).group(1) == name]
         right = [e for e in mine if e.startswith("✓")]
         wrong = [e for e in mine if not e.startswith("✓")]
         assert len(right) >= 3, (
@@ -150,8 +133,7 @@ def test_every_checker_has_right_and_wrong_answers(path):
             f"written differently from the reference; has {len(right)}"
         )
         assert len(wrong) >= 6, (
-            f"{name}: needs six wrong answers (mistakes a reader makes) in "
-            f"tests/exercise_cases; has {len(wrong)}"
+            f"{name}: needs six wrong answers (mistakes a reader makes) in tests/exercise_cases; has {len(wrong)}"
         )
 
 
@@ -159,58 +141,30 @@ def test_every_checker_has_right_and_wrong_answers(path):
 def test_stub_fails_and_reference_passes_in_stored_outputs(path):
     """Stub, check (stored: not solved yet), solution dropdown, the same check (stored: ✓)."""
     cells = load_notebook(path)["cells"]
-    stubs = [
-        i
-        for i, c in enumerate(cells)
-        if "exercise-stub" in c.get("metadata", {}).get("tags", [])
-    ]
+    stubs = [i for i, c in enumerate(cells) if "exercise-stub" in c.get("metadata", {}).get("tags", [])]
     assert len(stubs) >= 3, f"{path.stem}: {len(stubs)} exercise stubs, want at least 3"
 
     def code_after(i: int) -> int:
-        return next(
-            j for j in range(i + 1, len(cells)) if cells[j]["cell_type"] == "code"
-        )
+        return next(j for j in range(i + 1, len(cells)) if cells[j]["cell_type"] == "code")
 
     def stored(cell: dict) -> str:
         return "".join("".join(o.get("text", "")) for o in cell.get("outputs", []))
 
     for stub in stubs:
-        assert "NotImplementedError" in "".join(cells[stub]["source"]), (
-            f"cell {stub}: stub body"
-        )
+        assert "NotImplementedError" in "".join(cells[stub]["source"]), f"cell {stub}: stub body"
         check = code_after(stub)
         tags = cells[check].get("metadata", {}).get("tags", [])
-        assert "exercise-check" in tags, (
-            f"cell {check}: the stub is not followed by its check"
-        )
-        assert stored(cells[check]).startswith("✗ not solved yet"), (
-            f"cell {check}: {stored(cells[check])!r}"
-        )
-        start = next(
-            j
-            for j in range(check, len(cells))
-            if "{solution-start}" in "".join(cells[j]["source"])
-        )
-        end = next(
-            j
-            for j in range(start, len(cells))
-            if "{solution-end}" in "".join(cells[j]["source"])
-        )
-        again = [
-            j
-            for j in range(start, end)
-            if "exercise-check" in cells[j].get("metadata", {}).get("tags", [])
-        ]
+        assert "exercise-check" in tags, f"cell {check}: the stub is not followed by its check"
+        assert stored(cells[check]).startswith("✗ not solved yet"), f"cell {check}: {stored(cells[check])!r}"
+        start = next(j for j in range(check, len(cells)) if "{solution-start}" in "".join(cells[j]["source"]))
+        end = next(j for j in range(start, len(cells)) if "{solution-end}" in "".join(cells[j]["source"]))
+        again = [j for j in range(start, end) if "exercise-check" in cells[j].get("metadata", {}).get("tags", [])]
         assert again, f"cell {check}: no check after the reference solution"
-        assert cells[again[-1]]["source"] == cells[check]["source"], (
-            f"cell {again[-1]}: not the same check"
+        assert cells[again[-1]]["source"] == cells[check]["source"], f"cell {again[-1]}: not the same check"
+        assert stored(cells[again[-1]]).startswith("✓ correct"), f"cell {again[-1]}: {stored(cells[again[-1]])!r}"
+        assert any(cells[j]["cell_type"] == "code" and j < again[-1] for j in range(start, end)), (
+            f"cell {start}: the dropdown has no reference solution"
         )
-        assert stored(cells[again[-1]]).startswith("✓ correct"), (
-            f"cell {again[-1]}: {stored(cells[again[-1]])!r}"
-        )
-        assert any(
-            cells[j]["cell_type"] == "code" and j < again[-1] for j in range(start, end)
-        ), f"cell {start}: the dropdown has no reference solution"
 
 
 @pytest.mark.parametrize("path", real_notebook_paths(), ids=lambda p: p.stem)
@@ -260,16 +214,10 @@ def test_the_solution_shown_is_the_reference_the_checker_uses(path):
     cells = nb["cells"]
     module_file = Path(checkers_module(path.stem).__file__)
     references = _definitions(module_file.read_text(encoding="utf-8"))
-    starts = [
-        i for i, c in enumerate(cells) if "{solution-start}" in "".join(c["source"])
-    ]
+    starts = [i for i, c in enumerate(cells) if "{solution-start}" in "".join(c["source"])]
     compared = 0
     for start in starts:
-        end = next(
-            j
-            for j in range(start, len(cells))
-            if "{solution-end}" in "".join(cells[j]["source"])
-        )
+        end = next(j for j in range(start, len(cells)) if "{solution-end}" in "".join(cells[j]["source"]))
         shown: dict[str, ast.AST] = {}
         calls = []
         for cell in cells[start:end]:
@@ -288,13 +236,9 @@ def test_the_solution_shown_is_the_reference_the_checker_uses(path):
                 for arg in call.args:
                     if isinstance(arg, ast.Name) and arg.id in shown:
                         ref = f"_reference_{arg.id}"
-                        assert ref in references, (
-                            f"{path.stem}: {module_file.name} has no {ref}"
+                        assert ref in references, f"{path.stem}: {module_file.name} has no {ref}"
+                        assert _shape(references[ref], arg.id) == _shape(shown[arg.id], arg.id), (
+                            f"{path.stem}: the solution shown for {arg.id} is not {ref}"
                         )
-                        assert _shape(references[ref], arg.id) == _shape(
-                            shown[arg.id], arg.id
-                        ), f"{path.stem}: the solution shown for {arg.id} is not {ref}"
                         compared += 1
-    assert compared >= 3, (
-        f"{path.stem}: {compared} references compared with the solutions shown"
-    )
+    assert compared >= 3, f"{path.stem}: {compared} references compared with the solutions shown"

@@ -43,9 +43,7 @@ def test_a_not_implemented_error_from_torch_is_the_answers_error():
         calls_a_module_without_forward,
     ):
         result, line = harness.call(answer, 1)
-        assert result is None and line.startswith(
-            "✗ it raised NotImplementedError: "
-        ), line
+        assert result is None and line.startswith("✗ it raised NotImplementedError: "), line
         assert "not solved yet" not in line
 
 
@@ -78,9 +76,7 @@ def test_every_leak_is_named_and_undone():
 def test_restore_sets_only_what_changed(monkeypatch):
     before = harness.capture()
     touched = []
-    monkeypatch.setattr(
-        torch, "use_deterministic_algorithms", lambda *a, **k: touched.append(a)
-    )
+    monkeypatch.setattr(torch, "use_deterministic_algorithms", lambda *a, **k: touched.append(a))
     monkeypatch.setattr(torch, "set_default_device", lambda *a: touched.append(a))
     torch.set_default_dtype(torch.float64)
     harness.restore(before)
@@ -105,9 +101,7 @@ def test_an_answer_that_exits_gets_a_line_not_a_system_exit():
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        checked(
-            exits
-        )  # the check's own call of the answer, outside call(): still one line
+        checked(exits)  # the check's own call of the answer, outside call(): still one line
     assert out.getvalue().startswith("✗ it called sys.exit(3)")
 
 
@@ -152,9 +146,7 @@ def test_a_loop_that_swallows_the_deadline_is_interrupted_again():
     with pytest.raises(harness.Wrong, match="did not return within"):
         harness.attempt(swallows_the_first_interruption, 1, seconds=0.2)
     assert time.monotonic() - start < 5
-    assert (
-        signal.getitimer(signal.ITIMER_REAL)[1] == 0.0
-    )  # no repeating tick left behind
+    assert signal.getitimer(signal.ITIMER_REAL)[1] == 0.0  # no repeating tick left behind
 
 
 def test_call_interrupts_an_endless_loop():

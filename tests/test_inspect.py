@@ -34,9 +34,7 @@ MODULE_FILE = ROOT / "inside_nn" / "inspect_module.py"
 
 
 def _download_module():
-    spec = importlib.util.spec_from_file_location(
-        "inspect_download", ROOT / "book/_ext/inspect_download.py"
-    )
+    spec = importlib.util.spec_from_file_location("inspect_download", ROOT / "book/_ext/inspect_download.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -83,9 +81,7 @@ def _on_meta() -> nn.Module:
 def _half_on_meta() -> nn.Module:
     model = nn.Sequential(nn.Linear(3, 3), _buffered("inv_freq", torch.ones(2), False))
     with torch.device("meta"):
-        shell = nn.Sequential(
-            nn.Linear(3, 3), _buffered("inv_freq", torch.ones(2), False)
-        )
+        shell = nn.Sequential(nn.Linear(3, 3), _buffered("inv_freq", torch.ones(2), False))
     shell.load_state_dict(model.state_dict(), assign=True)
     return shell
 
@@ -202,9 +198,7 @@ def test_each_finding_has_a_severity_a_path_a_message_and_a_link():
     for finding in report.findings:
         assert finding.severity in inspect_source.SEVERITIES
         assert finding.link.startswith(inspect_source.BOOK + "notebooks/")
-        assert "#" in finding.link, (
-            f"{finding.kind}: link to the section, not only the page"
-        )
+        assert "#" in finding.link, f"{finding.kind}: link to the section, not only the page"
         assert finding.message
     assert "total" in {f.path for f in report.of_kind("forward changes state")}
     assert str(report).startswith("inspect_module(_Counter):")
@@ -221,10 +215,7 @@ def test_the_asker_matrix_is_reported_with_its_bytes():
 
 
 def _everything(model: nn.Module):
-    tensors = {
-        name: (t, t.detach().clone())
-        for name, t in [*model.named_parameters(), *model.named_buffers()]
-    }
+    tensors = {name: (t, t.detach().clone()) for name, t in [*model.named_parameters(), *model.named_buffers()]}
     attributes = {m: dict(vars(m)) for m in model.modules()}
     flags = {m: m.training for m in model.modules()}
     return tensors, attributes, flags, torch.get_rng_state()
@@ -233,9 +224,7 @@ def _everything(model: nn.Module):
 @pytest.mark.parametrize("training", [True, False])
 def test_running_it_changes_nothing(training):
     torch.manual_seed(0)
-    model = nn.Sequential(
-        nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.Dropout(0.5), nn.Flatten()
-    )
+    model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.Dropout(0.5), nn.Flatten())
     counter = _Counter()
     whole = nn.ModuleDict({"net": model, "counter": counter})
     whole.train(training)
@@ -257,9 +246,7 @@ def test_running_it_changes_nothing(training):
 
 
 def test_a_forward_that_changes_a_parameter_is_a_warning():
-    embedding = nn.Embedding(
-        10, 4, max_norm=1.0
-    )  # renormalizes the rows it looks up, in place
+    embedding = nn.Embedding(10, 4, max_norm=1.0)  # renormalizes the rows it looks up, in place
     with torch.no_grad():
         embedding.weight.mul_(10)
     before = embedding.weight.detach().clone()
@@ -268,9 +255,7 @@ def test_a_forward_that_changes_a_parameter_is_a_warning():
     assert changed.severity == "warning" and changed.path == "weight"
     assert "parameter updated in place" in changed.message
     assert torch.equal(embedding.weight, before)
-    assert not inspect_module(nn.Embedding(10, 4), torch.tensor([[1, 2]])).of_kind(
-        "forward changes state"
-    )
+    assert not inspect_module(nn.Embedding(10, 4), torch.tensor([[1, 2]])).of_kind("forward changes state")
 
 
 class _NoisyGate(nn.Module):
@@ -304,9 +289,7 @@ class _RotaryEmbedding(nn.Module):
 
     def __init__(self, dim=8, base=10000.0):
         super().__init__()
-        inv_freq = 1.0 / (
-            base ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim)
-        )
+        inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
         self.register_buffer("inv_freq", inv_freq, persistent=False)
         self.original_inv_freq = self.inv_freq
         self.attention_scaling = 1.0
@@ -342,9 +325,7 @@ class _FPN(nn.Module):
         feats = [features[f] for f in self.in_features[::-1]]
         prev = self.lateral_convs[0](feats[0])
         results = [self.output_convs[0](prev)]
-        for feat, lateral, output in zip(
-            feats[1:], self.lateral_convs[1:], self.output_convs[1:], strict=True
-        ):
+        for feat, lateral, output in zip(feats[1:], self.lateral_convs[1:], self.output_convs[1:], strict=True):
             prev = F.interpolate(prev, scale_factor=2.0, mode="nearest") + lateral(feat)
             results.insert(0, output(prev))
         return dict(zip(self._out_features, results, strict=True))
@@ -355,9 +336,7 @@ class _Stages(nn.Module):
 
     def __init__(self):
         super().__init__()
-        self.stages = nn.ModuleList(
-            [nn.Conv2d(3 if i == 0 else 4, 4, 3, padding=1) for i in range(4)]
-        )
+        self.stages = nn.ModuleList([nn.Conv2d(3 if i == 0 else 4, 4, 3, padding=1) for i in range(4)])
         self.out_indices = [1, 3]
         self.out_stages = [self.stages[i] for i in self.out_indices]
         self.stem_params = [self.stages[0].weight, self.stages[0].bias]
@@ -633,9 +612,7 @@ def test_the_alias_warning_names_assign_only_for_a_persistent_buffer(persistent)
     (alias,) = inspect_module(Rope()).of_kind("plain attribute")
     assert ("assign=True" in alias.message) == persistent
     rope = Rope()
-    rope.load_state_dict(
-        {k: v.clone() for k, v in rope.state_dict().items()}, assign=True
-    )
+    rope.load_state_dict({k: v.clone() for k, v in rope.state_dict().items()}, assign=True)
     assert (rope.original_inv_freq is rope.inv_freq) != persistent
 
 
@@ -658,9 +635,7 @@ def test_a_ddp_wrapper_gives_no_finding_of_its_internals(process_group):
     report = inspect_module(ddp, torch.randn(2, 3, 5, 5))
     assert not _kinds(report) & NOT_ON_ALIASES, str(report)
     changed = report.of_kind("forward changes state")
-    assert {f.path for f in changed} == {
-        "module.1: running_mean, running_var, num_batches_tracked"
-    }
+    assert {f.path for f in changed} == {"module.1: running_mean, running_var, num_batches_tracked"}
 
 
 class _OldDDP(nn.Module):
@@ -683,9 +658,7 @@ def test_a_wrapper_of_an_older_torch_is_no_finding_either():
     net = nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3))
     report = inspect_module(_OldDDP(net), torch.randn(4, 3))
     assert not _kinds(report) & NOT_ON_ALIASES, str(report)
-    assert _paths(report, "forward changes state") == [
-        "module.1: running_mean, running_var, num_batches_tracked"
-    ]
+    assert _paths(report, "forward changes state") == ["module.1: running_mean, running_var, num_batches_tracked"]
 
 
 def test_a_torch_compile_wrapper_is_inspected_without_compiling():
@@ -704,9 +677,7 @@ def test_a_torch_compile_wrapper_is_inspected_without_compiling():
     assert not _kinds(report) & NOT_ON_ALIASES, str(report)
     (ran,) = report.of_kind("forward")
     assert "_orig_mod" in ran.message
-    assert report.of_kind(
-        "forward changes state"
-    )  # the BatchNorm statistics, seen through the wrapper
+    assert report.of_kind("forward changes state")  # the BatchNorm statistics, seen through the wrapper
 
 
 class _Darts(nn.Module):
@@ -747,9 +718,7 @@ def test_unregistered_state_in_plain_containers_is_still_an_error():
     assert _paths(moe, "unregistered") == ["experts[0]", "experts[1]", "experts[2]"]
     assert {f.severity for f in moe.of_kind("unregistered")} == {"error"}
     hidden = nn.Linear(2, 2)
-    hidden.__dict__["teacher"] = nn.Linear(
-        2, 2
-    )  # kept out of parameters() on purpose, and out of .to()
+    hidden.__dict__["teacher"] = nn.Linear(2, 2)  # kept out of parameters() on purpose, and out of .to()
     assert _paths(inspect_module(hidden), "unregistered") == ["teacher"]
     stateless = nn.Linear(2, 2)
     stateless.drops = [nn.Dropout(0.1)]
@@ -849,9 +818,7 @@ def _pruned() -> nn.Module:
 
 def _old_norms() -> nn.Module:
     with warnings.catch_warnings():
-        warnings.simplefilter(
-            "ignore", FutureWarning
-        )  # torch.nn.utils.weight_norm is deprecated
+        warnings.simplefilter("ignore", FutureWarning)  # torch.nn.utils.weight_norm is deprecated
         return nn.Sequential(
             nn.utils.weight_norm(nn.Conv2d(3, 4, 3)),
             nn.utils.spectral_norm(nn.Conv2d(4, 4, 1)),
@@ -861,9 +828,7 @@ def _old_norms() -> nn.Module:
 HOOKED = {
     "prune": _pruned,
     "weight_norm and spectral_norm hooks": _old_norms,
-    "a hook object of its own": lambda: _WeightStandardization.apply(
-        nn.Conv2d(3, 4, 3)
-    ),
+    "a hook object of its own": lambda: _WeightStandardization.apply(nn.Conv2d(3, 4, 3)),
     "a hook function": _masked_conv,
 }
 
@@ -874,9 +839,7 @@ def test_a_weight_a_pre_hook_recomputes_is_no_plain_state(name):
     for example in (None, torch.randn(2, 3, 5, 5)):
         report = inspect_module(model, example)
         assert not _kinds(report) & NOT_ON_ALIASES, str(report)
-    model.matrix = torch.zeros(
-        2
-    )  # a real plain tensor next to the hooked weight is still reported
+    model.matrix = torch.zeros(2)  # a real plain tensor next to the hooked weight is still reported
     assert _paths(inspect_module(model), "plain attribute") == ["matrix"]
 
 
@@ -884,14 +847,10 @@ def test_a_global_forward_pre_hook_is_followed_too():
     conv = _masked_conv()
     conv._forward_pre_hooks.clear()
     handle = nn.modules.module.register_module_forward_pre_hook(
-        lambda module, inputs: (
-            _masked_weight(module, inputs) if hasattr(module, "weight_raw") else None
-        )
+        lambda module, inputs: _masked_weight(module, inputs) if hasattr(module, "weight_raw") else None
     )
     try:
-        assert not inspect_module(conv, torch.randn(1, 3, 5, 5)).of_kind(
-            "plain attribute"
-        )
+        assert not inspect_module(conv, torch.randn(1, 3, 5, 5)).of_kind("plain attribute")
     finally:
         handle.remove()
     assert _paths(inspect_module(conv), "plain attribute") == ["weight"]
@@ -924,9 +883,7 @@ def _two_tensor(a, b) -> torch.Tensor:
 def _nested(layout=torch.strided) -> torch.Tensor:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # "nested tensors are a prototype"
-        return torch.nested.nested_tensor(
-            [torch.randn(2), torch.randn(3)], layout=layout
-        )
+        return torch.nested.nested_tensor([torch.randn(2), torch.randn(3)], layout=layout)
 
 
 TENSORS = {
@@ -953,9 +910,7 @@ TENSORS = {
 
 def _make(kind: str) -> torch.Tensor:
     with warnings.catch_warnings():
-        warnings.simplefilter(
-            "ignore", UserWarning
-        )  # "beta", "prototype", "deprecated" from torch
+        warnings.simplefilter("ignore", UserWarning)  # "beta", "prototype", "deprecated" from torch
         return TENSORS[kind]()
 
 
@@ -963,14 +918,10 @@ def _make(kind: str) -> torch.Tensor:
 def test_no_kind_of_tensor_makes_it_crash(kind):
     model = _Holder()
     model.register_buffer("held", _make(kind))
-    model.__dict__["plain"] = _make(
-        kind
-    )  # an UninitializedBuffer would register itself
+    model.__dict__["plain"] = _make(kind)  # an UninitializedBuffer would register itself
     model.listed = [_make(kind)]
     if kind not in ("uninitialized", "meta", "nested", "nested jagged"):
-        model.weights = nn.ParameterList(
-            [nn.Parameter(_make(kind), requires_grad=False)]
-        )
+        model.weights = nn.ParameterList([nn.Parameter(_make(kind), requires_grad=False)])
     for example in (None, torch.ones(2)):
         report = inspect_module(model, example)
         assert str(report) and report.buffers
@@ -1008,9 +959,7 @@ def test_a_lazy_model_before_its_dry_run():
     buffers = {b["path"]: b for b in report.buffers}
     assert buffers["1.running_mean"]["shape"] is None
     assert buffers["1.num_batches_tracked"]["shape"] == ()
-    assert isinstance(
-        model[1].running_mean, nn.parameter.UninitializedBuffer
-    )  # no dry run happened
+    assert isinstance(model[1].running_mean, nn.parameter.UninitializedBuffer)  # no dry run happened
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1083,19 +1032,11 @@ FAILURES = [
 
 def test_the_download_is_the_module_file():
     text = DOWNLOAD.script_text(ROOT)
-    assert text.rstrip().endswith(
-        'if __name__ == "__main__":\n    raise SystemExit(main())'
-    )
-    imports = [
-        line.split()[1]
-        for line in text.splitlines()
-        if line.startswith(("import ", "from "))
-    ]
+    assert text.rstrip().endswith('if __name__ == "__main__":\n    raise SystemExit(main())')
+    imports = [line.split()[1] for line in text.splitlines() if line.startswith(("import ", "from "))]
     allowed = {"torch", "dataclasses", "dis", "functools", "importlib.util", "os"}
     allowed |= {"random", "sys", "textwrap", "types", "weakref", "collections"}
-    assert set(imports) <= allowed, (
-        "the download needs only torch and the standard library"
-    )
+    assert set(imports) <= allowed, "the download needs only torch and the standard library"
 
 
 def test_the_book_build_publishes_the_module_file_next_to_both_editions(tmp_path):
@@ -1116,9 +1057,7 @@ def test_the_book_build_publishes_the_module_file_next_to_both_editions(tmp_path
     )
     DOWNLOAD._write(app, None)
     for folder in ("notebooks", "notebooks/ko"):
-        assert (
-            tmp_path / folder / "inspect_module.py"
-        ).read_bytes() == MODULE_FILE.read_bytes()
+        assert (tmp_path / folder / "inspect_module.py").read_bytes() == MODULE_FILE.read_bytes()
     assert not (tmp_path / "inspect_module.py").exists()
 
 
@@ -1165,9 +1104,7 @@ def test_the_download_is_a_command_from_another_folder(tmp_path, model_folder):
     assert bad.stderr.startswith("inspect_module: cannot build the model from ")
 
 
-def test_the_download_runs_the_forward_checks_on_the_readers_inputs(
-    model_folder, monkeypatch, capsys
-):
+def test_the_download_runs_the_forward_checks_on_the_readers_inputs(model_folder, monkeypatch, capsys):
     monkeypatch.chdir(model_folder)
     (model_folder / "counting.py").write_text(
         "import torch\n"
@@ -1193,14 +1130,11 @@ def test_the_download_runs_the_forward_checks_on_the_readers_inputs(
     assert main(["counting.py:build", "--inputs", "counting.py:broken"]) == 1
     out, err = capsys.readouterr()
     assert out == "" and err == (
-        "inspect_module: cannot build the inputs from counting.py:broken: "
-        "ValueError: no data\n"
+        "inspect_module: cannot build the inputs from counting.py:broken: ValueError: no data\n"
     )
 
 
-def test_the_download_exits_0_with_errors_found_and_2_on_wrong_usage(
-    model_folder, monkeypatch, capsys
-):
+def test_the_download_exits_0_with_errors_found_and_2_on_wrong_usage(model_folder, monkeypatch, capsys):
     monkeypatch.chdir(model_folder)
     assert main(["my_model.py:build_broken_model"]) == 0
     assert "ERROR   unregistered · experts[0]" in capsys.readouterr().out
@@ -1217,9 +1151,7 @@ def test_the_download_exits_0_with_errors_found_and_2_on_wrong_usage(
 
 
 @pytest.mark.parametrize(("argument", "words"), FAILURES)
-def test_a_model_that_cannot_be_built_gives_one_line(
-    model_folder, monkeypatch, capsys, argument, words
-):
+def test_a_model_that_cannot_be_built_gives_one_line(model_folder, monkeypatch, capsys, argument, words):
     monkeypatch.chdir(model_folder)
     path_before = list(sys.path)
     for run, prefix in [
@@ -1236,9 +1168,7 @@ def test_a_model_that_cannot_be_built_gives_one_line(
 
 
 def test_a_model_file_imports_the_file_next_to_it(model_folder, monkeypatch, capsys):
-    monkeypatch.chdir(
-        model_folder.parent
-    )  # not the model's folder: the loader puts that on sys.path
+    monkeypatch.chdir(model_folder.parent)  # not the model's folder: the loader puts that on sys.path
     path_before = list(sys.path)
     target = "models/my_model.py:build_model"
     assert main([target]) == 0
@@ -1251,17 +1181,10 @@ def test_a_model_file_imports_the_file_next_to_it(model_folder, monkeypatch, cap
 
 def test_inside_nn_inspect_exits_by_severity(model_folder, monkeypatch, capsys):
     monkeypatch.chdir(model_folder)
-    assert (
-        cli.main(["inspect", "my_model.py:build_model"]) == 0
-    )  # warnings and notes only
+    assert cli.main(["inspect", "my_model.py:build_model"]) == 0  # warnings and notes only
     out = capsys.readouterr().out
-    assert (
-        out.startswith("inspect_module(Sequential):")
-        and "WARNING plain attribute" in out
-    )
-    assert (
-        cli.main(["inspect", "my_model.py:build_broken_model"]) == 1
-    )  # an error found
+    assert out.startswith("inspect_module(Sequential):") and "WARNING plain attribute" in out
+    assert cli.main(["inspect", "my_model.py:build_broken_model"]) == 1  # an error found
     assert "ERROR   unregistered · experts[0]" in capsys.readouterr().out
     with pytest.raises(SystemExit) as usage:
         cli.main(["inspect"])
@@ -1274,19 +1197,13 @@ def test_inside_nn_is_a_command(model_folder, capsys):
         cli.main(["--version"])
     assert version.value.code == 0
     assert capsys.readouterr().out.startswith("inside-nn ")
-    script = (
-        Path(sys.executable).parent / "inside-nn"
-    )  # the console script pip installs
-    command = (
-        [str(script)] if script.exists() else [sys.executable, "-m", "inside_nn.cli"]
-    )
+    script = Path(sys.executable).parent / "inside-nn"  # the console script pip installs
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "inside_nn.cli"]
     broken, bad = _run_all(
         [*command, "inspect", "my_model.py:build_broken_model"],
         [*command, "inspect", "my_model.py:multi_line"],
         cwd=model_folder,
     )
-    assert broken.returncode == 1 and broken.stdout.startswith(
-        "inspect_module(Linear):"
-    )
+    assert broken.returncode == 1 and broken.stdout.startswith("inspect_module(Linear):")
     assert bad.returncode == 1 and bad.stdout == ""
     assert len(bad.stderr.splitlines()) == 1 and "Traceback" not in bad.stderr

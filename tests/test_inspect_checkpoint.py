@@ -39,22 +39,16 @@ EXPECTED = {
         "lazy",
     },  # saved before the dry run: UninitializedParameter is refused
     "meta": {"tensors"},  # tensors saved from the meta device
-    "wrapper": {
-        "prefix"
-    },  # DistributedDataParallel's module., torch.compile's _orig_mod.
+    "wrapper": {"prefix"},  # DistributedDataParallel's module., torch.compile's _orig_mod.
 }
 
 
 def expected(name: str) -> set[str]:
-    return set().union(
-        *(EXPECTED.get(trait, set()) for trait in zoo.MODELS[name].traits)
-    )
+    return set().union(*(EXPECTED.get(trait, set()) for trait in zoo.MODELS[name].traits))
 
 
 def kinds(report, severity=None) -> set[str]:
-    return {
-        f.kind for f in report.findings if severity is None or f.severity == severity
-    }
+    return {f.kind for f in report.findings if severity is None or f.severity == severity}
 
 
 def serious(report) -> set[str]:
@@ -102,10 +96,7 @@ def floating_keys(sd) -> list[str]:
 def records(path) -> dict[str, tuple[int, int]]:
     with open(path, "rb") as f:
         reader = torch._C.PyTorchFileReader(f)
-        return {
-            n: (reader.get_record_offset(n), reader.get_record_size(n))
-            for n in reader.get_all_records()
-        }
+        return {n: (reader.get_record_offset(n), reader.get_record_size(n)) for n in reader.get_all_records()}
 
 
 def largest_storage(path) -> tuple[str, int, int]:
@@ -131,9 +122,7 @@ def directory(data: bytes) -> tuple[list[bytearray], int]:
 def with_directory(data: bytes, entries: list, cd_offset: int) -> bytes:
     cd = b"".join(entries)
     n = len(entries)
-    end64 = struct.pack(
-        "<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, n, n, len(cd), cd_offset
-    )
+    end64 = struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, n, n, len(cd), cd_offset)
     locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, cd_offset + len(cd), 1)
     end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, n, n, len(cd), cd_offset, 0)
     return data[:cd_offset] + cd + end64 + locator + end
@@ -150,9 +139,7 @@ def rezip(src, dst, compression, extra=()):
         zipfile.ZipFile(dst, "w", compression) as out,
         warnings.catch_warnings(),
     ):
-        warnings.simplefilter(
-            "ignore"
-        )  # zipfile warns about a duplicate name: the point of one test
+        warnings.simplefilter("ignore")  # zipfile warns about a duplicate name: the point of one test
         for info in z.infolist():
             out.writestr(info.filename, z.read(info.filename))
         for name, payload in extra:
@@ -172,9 +159,7 @@ def test_report_api(saved):
     report = inspect_checkpoint(saved["gpt2"])
     assert isinstance(report, CheckpointReport) and isinstance(report, Report)
     assert report.format == "zip"
-    assert " ".join(str(report).split()).startswith(
-        f"inspect_checkpoint({saved['gpt2']}): 0 errors"
-    )
+    assert " ".join(str(report).split()).startswith(f"inspect_checkpoint({saved['gpt2']}): 0 errors")
     assert all(isinstance(f, Finding) for f in report.findings)
     order = [SEVERITIES.index(f.severity) for f in report.findings]
     assert order == sorted(order)
@@ -183,14 +168,8 @@ def test_report_api(saved):
         assert set(f.as_dict()) == {"severity", "kind", "path", "message", "link"}
     assert report.of_kind("tied keys")[0].path == "transformer.wte.weight"
     row = next(t for t in report.tensors if t["key"] == "lm_head.weight")
-    assert (
-        row["dtype"] == "float32"
-        and row["shape"] == (64, 16)
-        and row["bytes"] == 64 * 16 * 4
-    )
-    assert row["tied_with"] == ["transformer.wte.weight"] and row["storage"].startswith(
-        "data/"
-    )
+    assert row["dtype"] == "float32" and row["shape"] == (64, 16) and row["bytes"] == 64 * 16 * 4
+    assert row["tied_with"] == ["transformer.wte.weight"] and row["storage"].startswith("data/")
     assert "lm_head.weight" in report.table()
     assert {r["name"] for r in report.records} >= {
         "data.pkl",
@@ -218,22 +197,14 @@ def test_zoo_clean(name, models, saved):
     report = inspect_checkpoint(path)
     # ±inf alone is a warning: observers start with min_val=+inf, max_val=-inf (the qat entry)
     assert serious(report) - {"non-finite"} <= expected(name), text(report)
-    assert all("NaN" not in f.message for f in report.of_kind("non-finite")), text(
-        report
-    )
+    assert all("NaN" not in f.message for f in report.of_kind("non-finite")), text(report)
     sd = model.state_dict()
     described = {t["key"]: t for t in report.tensors}
-    assert set(described) == {
-        k for k, v in sd.items() if isinstance(v, torch.Tensor)
-    }, text(report)
+    assert set(described) == {k for k, v in sd.items() if isinstance(v, torch.Tensor)}, text(report)
     for key, value in sd.items():
-        if isinstance(value, torch.Tensor) and not isinstance(
-            value, nn.parameter.UninitializedTensorMixin
-        ):
+        if isinstance(value, torch.Tensor) and not isinstance(value, nn.parameter.UninitializedTensorMixin):
             assert described[key]["shape"] == tuple(value.shape), key
-            assert described[key]["dtype"] == str(value.dtype).removeprefix("torch."), (
-                key
-            )
+            assert described[key]["dtype"] == str(value.dtype).removeprefix("torch."), key
     if name != "lazy-cnn":  # the reader that loads agrees, on meta
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -301,16 +272,11 @@ def test_zoo_damaged(name, saved, tmp_path):
     cases["duplicate"] = (tmp_path / "dup.pt", "duplicate record")
     shutil.copy(path, tmp_path / "model.safetensors")
     cases["renamed"] = (tmp_path / "model.safetensors", "file name")
-    if (
-        name == "gpt2"
-    ):  # what the report says of torch.load: it never checks a CRC, and loads the flipped bit
+    if name == "gpt2":  # what the report says of torch.load: it never checks a CRC, and loads the flipped bit
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             loaded = torch.load(cases["bit flip"][0], weights_only=True)
-        assert any(
-            not torch.equal(v, saved_v)
-            for v, saved_v in zip(loaded.values(), torch.load(path).values())
-        )
+        assert any(not torch.equal(v, saved_v) for v, saved_v in zip(loaded.values(), torch.load(path).values()))
     for case, (damaged, kind) in cases.items():
         report = inspect_checkpoint(damaged)
         assert kind in kinds(report), f"{name}, {case}:\n{report}"
@@ -338,15 +304,11 @@ def test_zoo_keys(name, models, tmp_path):
         inspect_checkpoint(tmp_path / "ddp.pt", model),
     ):
         (prefix,) = report.of_kind("prefix")
-        assert (
-            'consume_prefix_in_state_dict_if_present(sd, "module.")' in prefix.message
-        )
+        assert 'consume_prefix_in_state_dict_if_present(sd, "module.")' in prefix.message
         assert report.prefix == "module."
     assert not kinds(inspect_checkpoint(tmp_path / "ddp.pt", model), "error")
     # _orig_mod. and both
-    torch.save(
-        {"module._orig_mod." + k: v for k, v in sd.items()}, tmp_path / "both.pt"
-    )
+    torch.save({"module._orig_mod." + k: v for k, v in sd.items()}, tmp_path / "both.pt")
     assert inspect_checkpoint(tmp_path / "both.pt", model).prefix == "module._orig_mod."
     # a training checkpoint around the state dict
     torch.save(
@@ -354,9 +316,7 @@ def test_zoo_keys(name, models, tmp_path):
         tmp_path / "ckpt.pt",
     )
     report = inspect_checkpoint(tmp_path / "ckpt.pt", model)
-    assert report.state_dict_path == '["model"]' and "nested checkpoint" in kinds(
-        report
-    )
+    assert report.state_dict_path == '["model"]' and "nested checkpoint" in kinds(report)
     assert not kinds(report, "error"), text(report)
     # missing, unexpected: what strict=False would skip
     keys = list(sd)
@@ -364,9 +324,7 @@ def test_zoo_keys(name, models, tmp_path):
     partial["head_v2.weight"] = torch.zeros(2)
     torch.save(partial, tmp_path / "keys.pt")
     report = inspect_checkpoint(tmp_path / "keys.pt", model)
-    assert {"missing keys", "unexpected keys", "strict=False"} <= kinds(report), text(
-        report
-    )
+    assert {"missing keys", "unexpected keys", "strict=False"} <= kinds(report), text(report)
     assert keys[-1] in report.of_kind("missing keys")[0].message
     assert report.of_kind("unexpected keys")[0].path == "head_v2.weight"
     if first is None:
@@ -378,9 +336,7 @@ def test_zoo_keys(name, models, tmp_path):
     report = inspect_checkpoint(tmp_path / "shape.pt", model)
     assert first in {f.path for f in report.of_kind("shape mismatch")}, text(report)
     # a dtype the model does not have
-    torch.save(
-        {k: v.half() if k in floats else v for k, v in sd.items()}, tmp_path / "half.pt"
-    )
+    torch.save({k: v.half() if k in floats else v for k, v in sd.items()}, tmp_path / "half.pt")
     report = inspect_checkpoint(tmp_path / "half.pt", model)
     if any(sd[k].dtype != torch.float16 for k in floats):
         assert "dtype mismatch" in kinds(report), text(report)
@@ -394,9 +350,7 @@ def test_zoo_keys(name, models, tmp_path):
     assert nan.path == first and nan.severity == "error"
 
 
-@pytest.mark.parametrize(
-    "name", [n for n in NAMES if {"tied", "shared-module"} & zoo.MODELS[n].traits]
-)
+@pytest.mark.parametrize("name", [n for n in NAMES if {"tied", "shared-module"} & zoo.MODELS[n].traits])
 def test_zoo_safetensors_tie(name, models, tmp_path):
     st = pytest.importorskip("safetensors.torch")
     model = models[name]
@@ -445,11 +399,7 @@ def test_hostile_pickles_are_named_and_never_run(tmp_path):
     ):  # fmt: skip
         report = inspect_checkpoint(path)
         (unsafe,) = report.of_kind("unsafe pickle")
-        assert (
-            unsafe.severity == "error"
-            and "system" in unsafe.message
-            and "touch" in unsafe.message
-        )
+        assert unsafe.severity == "error" and "system" in unsafe.message and "touch" in unsafe.message
         assert "refuses" in unsafe.message
     assert not sentinel.exists()
     # a class outside the allowlist, not a code-running callable: refused by weights_only, not "unsafe"
@@ -460,9 +410,7 @@ def test_hostile_pickles_are_named_and_never_run(tmp_path):
         tmp_path / "ns.pt",
     )
     report = inspect_checkpoint(tmp_path / "ns.pt")
-    assert "weights_only" in kinds(report, "error") and "unsafe pickle" not in kinds(
-        report
-    )
+    assert "weights_only" in kinds(report, "error") and "unsafe pickle" not in kinds(report)
     assert "argparse.Namespace" in report.of_kind("weights_only")[0].message
     assert report.state_dict_path == '["state_dict"]'
 
@@ -471,9 +419,7 @@ def test_whole_pickled_module(tmp_path):
     torch.save(nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3)), tmp_path / "whole.pt")
     report = inspect_checkpoint(tmp_path / "whole.pt")
     assert {"pickled module", "weights_only"} <= kinds(report, "error")
-    assert {t["key"] for t in report.tensors} == set(
-        nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3)).state_dict()
-    )
+    assert {t["key"] for t in report.tensors} == set(nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3)).state_dict())
 
 
 def test_zip_bomb_overlap_and_names(saved, tmp_path):
@@ -485,39 +431,23 @@ def test_zip_bomb_overlap_and_names(saved, tmp_path):
     target = next(e for e in bomb if entry_name(e).endswith("data/0"))
     struct.pack_into("<H", target, 10, 8)
     struct.pack_into("<L", target, 24, 0xF0000000)
-    report = inspect_checkpoint(
-        write(tmp_path / "bomb.pt", with_directory(data, bomb, cd_offset))
-    )
-    assert any("zip bomb" in f.message for f in report.of_kind("compressed record")), (
-        text(report)
-    )
+    report = inspect_checkpoint(write(tmp_path / "bomb.pt", with_directory(data, bomb, cd_offset)))
+    assert any("zip bomb" in f.message for f in report.of_kind("compressed record")), text(report)
     # two directory entries over the same bytes
     twin = bytearray(by_name["data/0"])
     name = entry_name(twin)
     twin[46 : 46 + len(name)] = (name[:-1] + "Z").encode()
-    report = inspect_checkpoint(
-        write(
-            tmp_path / "overlap.pt", with_directory(data, [*entries, twin], cd_offset)
-        )
-    )
-    assert any("overlap" in f.message for f in report.of_kind("archive layout")), text(
-        report
-    )
+    report = inspect_checkpoint(write(tmp_path / "overlap.pt", with_directory(data, [*entries, twin], cd_offset)))
+    assert any("overlap" in f.message for f in report.of_kind("archive layout")), text(report)
     # the directory unchanged: nothing to report
-    assert not serious(
-        inspect_checkpoint(
-            write(tmp_path / "same.pt", with_directory(data, entries, cd_offset))
-        )
-    )
+    assert not serious(inspect_checkpoint(write(tmp_path / "same.pt", with_directory(data, entries, cd_offset))))
     # a local header that names another record than the directory does
     header = struct.unpack_from("<L", by_name["data/1"], 42)[0]
     renamed = bytearray(data)
     n = struct.unpack_from("<H", renamed, header + 26)[0]
     renamed[header + 30 + n - 1] = ord("Y")
     report = inspect_checkpoint(write(tmp_path / "names.pt", bytes(renamed)))
-    assert any("local header" in f.message for f in report.of_kind("archive layout")), (
-        text(report)
-    )
+    assert any("local header" in f.message for f in report.of_kind("archive layout")), text(report)
     # a storage the pickle points at, missing from the archive
     with (
         zipfile.ZipFile(saved["resnet"]) as z,
@@ -526,9 +456,7 @@ def test_zip_bomb_overlap_and_names(saved, tmp_path):
         for info in z.infolist():
             if not info.filename.endswith("/data/3"):
                 out.writestr(info.filename, z.read(info.filename))
-    assert "missing record" in kinds(
-        inspect_checkpoint(tmp_path / "missing.pt"), "error"
-    )
+    assert "missing record" in kinds(inspect_checkpoint(tmp_path / "missing.pt"), "error")
 
 
 def test_declared_sizes_and_views(tmp_path):
@@ -550,9 +478,7 @@ def test_declared_sizes_and_views(tmp_path):
             zipfile.ZipFile(tmp_path / "big.pt", "w") as out,
         ):
             for n in names:
-                out.writestr(
-                    n, pkl.replace(old, new, 1) if n.endswith("data.pkl") else z.read(n)
-                )
+                out.writestr(n, pkl.replace(old, new, 1) if n.endswith("data.pkl") else z.read(n))
         assert kind in kinds(inspect_checkpoint(tmp_path / "big.pt"), "error")
     # a view past the end of its storage
     base = torch.arange(8.0)
@@ -564,15 +490,10 @@ def test_declared_sizes_and_views(tmp_path):
             for n in z.namelist():
                 out.writestr(
                     n,
-                    pkl.replace(b"K\x02K\x04", b"K\x06K\x04", 1)
-                    if n.endswith("data.pkl")
-                    else z.read(n),
+                    pkl.replace(b"K\x02K\x04", b"K\x06K\x04", 1) if n.endswith("data.pkl") else z.read(n),
                 )
     report = inspect_checkpoint(tmp_path / "out.pt")
-    assert any(
-        "beyond" in f.message or "views elements" in f.message
-        for f in report.of_kind("record size")
-    )
+    assert any("beyond" in f.message or "views elements" in f.message for f in report.of_kind("record size"))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -587,22 +508,12 @@ def test_crc_disabled_and_skip_data_are_not_damage(tmp_path):
     finally:
         torch.serialization.set_crc32_options(True)
     report = inspect_checkpoint(tmp_path / "nocrc.pt")
-    assert (
-        "bad crc" not in kinds(report)
-        and "no crc" in kinds(report, "note")
-        and not serious(report)
-    )
+    assert "bad crc" not in kinds(report) and "no crc" in kinds(report, "note") and not serious(report)
     with torch.serialization.skip_data():
         torch.save(sd, tmp_path / "skip.pt")
     report = inspect_checkpoint(tmp_path / "skip.pt")
-    assert (
-        "bad crc" not in kinds(report)
-        and "no crc" in kinds(report, "note")
-        and not serious(report)
-    )
-    with (
-        torch.serialization.skip_data()
-    ):  # a NaN where skip_data left zeros would be found, not a CRC
+    assert "bad crc" not in kinds(report) and "no crc" in kinds(report, "note") and not serious(report)
+    with torch.serialization.skip_data():  # a NaN where skip_data left zeros would be found, not a CRC
         torch.save({"w": torch.zeros(64)}, tmp_path / "skipw.pt")
     offset, _ = records(tmp_path / "skipw.pt")["data/0"]
     data = bytearray((tmp_path / "skipw.pt").read_bytes())
@@ -619,28 +530,16 @@ def test_values_only_where_a_tensor_views_them(tmp_path):
     torch.save({"head": base[:2, ::5].t(), "first": base[0, :4]}, tmp_path / "views.pt")
     report = inspect_checkpoint(tmp_path / "views.pt")
     found = {f.path: f.message for f in report.of_kind("non-finite")}
-    assert (
-        set(found) == {"head"}
-        and "1 ±inf" in found["head"]
-        and "NaN" not in found["head"]
-    ), text(report)
+    assert set(found) == {"head"} and "1 ±inf" in found["head"] and "NaN" not in found["head"], text(report)
     assert "shared storage" in kinds(report)
-    rezip(
-        tmp_path / "views.pt", tmp_path / "deflated.pt", zipfile.ZIP_DEFLATED
-    )  # read through zlib
+    rezip(tmp_path / "views.pt", tmp_path / "deflated.pt", zipfile.ZIP_DEFLATED)  # read through zlib
     torch.save(
-        {
-            "t": torch.zeros(5 * 2**20 + 3).index_fill_(
-                0, torch.tensor([5 * 2**20 + 1]), float("nan")
-            )
-        },
+        {"t": torch.zeros(5 * 2**20 + 3).index_fill_(0, torch.tensor([5 * 2**20 + 1]), float("nan"))},
         tmp_path / "t.pt",
     )
     rezip(tmp_path / "t.pt", tmp_path / "t-deflated.pt", zipfile.ZIP_DEFLATED)
     report = inspect_checkpoint(tmp_path / "t-deflated.pt")
-    assert "1 NaN" in report.of_kind("non-finite")[
-        0
-    ].message and "bad crc" not in kinds(report)
+    assert "1 NaN" in report.of_kind("non-finite")[0].message and "bad crc" not in kinds(report)
     assert "compressed record" in kinds(report, "error")
     for dtype in (
         torch.float16,
@@ -691,9 +590,7 @@ def test_safetensors_headers(tmp_path):
         "b": {"dtype": "F32", "shape": [2], "data_offsets": [8, 16]},
     }
     report = inspect_checkpoint(safetensors_file(tmp_path / "ok.safetensors", ok, f32))
-    assert report.format == "safetensors" and [
-        f.path for f in report.of_kind("non-finite")
-    ] == ["b"]
+    assert report.format == "safetensors" and [f.path for f in report.of_kind("non-finite")] == ["b"]
     assert not kinds(report, "error") - {"non-finite"}
     cases = {
         "tie": ({"a": ok["a"], "b": {**ok["b"], "data_offsets": [0, 8]}}, f32[:8], "safetensors tie"),
@@ -705,14 +602,10 @@ def test_safetensors_headers(tmp_path):
         "trailing": (ok, f32 + b"\0" * 8, "safetensors header"),
     }  # fmt: skip
     for case, (header, data, kind) in cases.items():
-        report = inspect_checkpoint(
-            safetensors_file(tmp_path / f"{case}.safetensors", header, data)
-        )
+        report = inspect_checkpoint(safetensors_file(tmp_path / f"{case}.safetensors", header, data))
         assert kind in kinds(report, "error"), f"{case}:\n{report}"
     raw = b'{"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}, "a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}'
-    report = inspect_checkpoint(
-        write(tmp_path / "dup.safetensors", struct.pack("<Q", len(raw)) + raw + f32[:8])
-    )
+    report = inspect_checkpoint(write(tmp_path / "dup.safetensors", struct.pack("<Q", len(raw)) + raw + f32[:8]))
     assert "safetensors header" in kinds(report, "error")
     for case, data in {
         "json": struct.pack("<Q", 10) + b"{not json}",
@@ -740,9 +633,7 @@ def test_safetensors_entry_refused_for_its_dtype_or_shape_still_owns_its_bytes(
                 "b": {**good, "data_offsets": [0, 8]},
             },
         ):
-            report = inspect_checkpoint(
-                safetensors_file(tmp_path / f"{case}.safetensors", header, f32)
-            )
+            report = inspect_checkpoint(safetensors_file(tmp_path / f"{case}.safetensors", header, f32))
             errors = [f for f in report.findings if f.severity == "error"]
             # one error, on the entry itself: no hole before the next, no "bytes the header does not describe"
             assert [f.path for f in errors] == ["a"], f"{case}:\n{report}"
@@ -776,18 +667,10 @@ def test_not_checkpoints(tmp_path):
         assert word.lower() in finding.message.lower(), f"{name}: {finding.message}"
     (tmp_path / "dcp").mkdir()
     (tmp_path / "dcp" / ".metadata").write_bytes(b"")
-    assert (
-        "distributed.checkpoint"
-        in inspect_checkpoint(tmp_path / "dcp").findings[0].message
-    )
-    assert (
-        "cannot be opened"
-        in inspect_checkpoint(tmp_path / "nowhere.pt").findings[0].message
-    )
+    assert "distributed.checkpoint" in inspect_checkpoint(tmp_path / "dcp").findings[0].message
+    assert "cannot be opened" in inspect_checkpoint(tmp_path / "nowhere.pt").findings[0].message
     with warnings.catch_warnings():
-        warnings.simplefilter(
-            "ignore"
-        )  # torch.jit is deprecated, and still what wrote many files
+        warnings.simplefilter("ignore")  # torch.jit is deprecated, and still what wrote many files
         torch.jit.save(torch.jit.script(nn.Linear(2, 2)), tmp_path / "scripted.pt")
     report = inspect_checkpoint(tmp_path / "scripted.pt")
     assert report.format == "torchscript" and "weights_only" in kinds(report, "error")
@@ -801,9 +684,7 @@ def test_storages_saved_on_an_accelerator(tmp_path):
     ):
         for n in z.namelist():
             data = z.read(n)
-            if n.endswith(
-                "data.pkl"
-            ):  # the location a storage was saved from, as a GPU run writes it
+            if n.endswith("data.pkl"):  # the location a storage was saved from, as a GPU run writes it
                 data = data.replace(b"X\x03\x00\x00\x00cpu", b"X\x06\x00\x00\x00cuda:0")
             out.writestr(n, data)
     (device,) = inspect_checkpoint(tmp_path / "cuda.pt").of_kind("device")
@@ -826,10 +707,7 @@ def test_lightning_checkpoint(tmp_path):
     )
     report = inspect_checkpoint(tmp_path / "last.ckpt")
     assert "Lightning" in report.of_kind("nested checkpoint")[0].message
-    assert (
-        'consume_prefix_in_state_dict_if_present(sd, "model.")'
-        in report.of_kind("prefix")[0].message
-    )
+    assert 'consume_prefix_in_state_dict_if_present(sd, "model.")' in report.of_kind("prefix")[0].message
     against = inspect_checkpoint(tmp_path / "last.ckpt", model)
     assert against.prefix == "model." and not kinds(against, "error"), text(against)
 
@@ -843,9 +721,7 @@ def test_meta_built_model_and_assign(tmp_path):
         pytest.skip("the zoo's llama keeps no config to rebuild it on meta")
     report = inspect_checkpoint(tmp_path / "llama.pt", on_meta)
     buffers = report.of_kind("non-persistent buffer")
-    assert buffers and all(
-        f.severity == "error" and "meta" in f.message for f in buffers
-    )
+    assert buffers and all(f.severity == "error" and "meta" in f.message for f in buffers)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -876,32 +752,24 @@ def test_random_damage_never_raises(saved, tmp_path):
         elif action == 2:
             data = data[:at]
         else:
-            data[at:at] = bytes(
-                rng.randrange(256) for _ in range(rng.choice([1, 9, 64]))
-            )
+            data[at:at] = bytes(rng.randrange(256) for _ in range(rng.choice([1, 9, 64])))
         path = write(tmp_path / f"fuzz{source.suffix}", bytes(data))
         report = inspect_checkpoint(path)
-        assert not any("broke the inspection" in f.message for f in report.findings), (
-            text(report)
-        )
+        assert not any("broke the inspection" in f.message for f in report.findings), text(report)
 
 
 # ----------------------------------------------------------------------------------------------------------------
 # A 1 GiB file: seconds and bounded memory
 
 
-CRC_OF_ZEROS_WITH_NAN = (
-    0xB155E829  # zlib.crc32 of 2**30 zero bytes with float32 NaN at element NAN_AT
-)
+CRC_OF_ZEROS_WITH_NAN = 0xB155E829  # zlib.crc32 of 2**30 zero bytes with float32 NaN at element NAN_AT
 NAN_AT = 12345 * 4096 + 7
 
 
 def peak_rss() -> int | None:
     try:
         with open("/proc/self/status") as f:
-            return next(
-                int(line.split()[1]) * 1024 for line in f if line.startswith("VmHWM")
-            )
+            return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmHWM"))
     except (OSError, StopIteration):
         return None
 
@@ -964,10 +832,7 @@ def test_one_gib_checkpoint(tmp_path):
         f"RSS peak +{(rss or 0) / 2**20:.1f} MiB"
     )
     assert report.scanned_bytes >= 2**30
-    assert (
-        "bad crc" not in kinds(report)
-        and next(r for r in report.records if r["name"] == "data/0")["crc"] is True
-    )
+    assert "bad crc" not in kinds(report) and next(r for r in report.records if r["name"] == "data/0")["crc"] is True
     (nan,) = report.of_kind("non-finite")
     assert nan.path == "w" and "1 NaN" in nan.message
     assert seconds < 10
@@ -990,11 +855,7 @@ def test_one_gib_safetensors_is_bounded(tmp_path):
         f.write(struct.pack("<Q", len(raw)) + raw)
         f.truncate(8 + len(raw) + 2**32)
     report, seconds, _, python_peak, _ = measured(path, scan_bytes=2**26)
-    assert (
-        report.format == "safetensors"
-        and not kinds(report, "error")
-        and "not scanned" in kinds(report)
-    )
+    assert report.format == "safetensors" and not kinds(report, "error") and "not scanned" in kinds(report)
     assert seconds < 3 and python_peak < 64 * 2**20
     path.unlink()
 
@@ -1035,10 +896,7 @@ def test_malformed_pickles(tmp_path):
     path = zip_with(tmp_path / "nopkl.pt", {"weights.bin": b"\0" * 8, "version": "3\n"})
     assert "without data.pkl" in inspect_checkpoint(path).findings[0].message
     # a legacy file whose pickles are sound but whose protocol version is not torch's
-    data = b"".join(
-        pickle.dumps(x, protocol=2)
-        for x in (0x1950A86A20F9469CFC6C, 1001, {}, {"w": 1}, [])
-    )
+    data = b"".join(pickle.dumps(x, protocol=2) for x in (0x1950A86A20F9469CFC6C, 1001, {}, {"w": 1}, []))
     report = inspect_checkpoint(write(tmp_path / "legacy.pt", data))
     assert report.format == "legacy" and "no state dict" in kinds(report)
 
@@ -1083,9 +941,7 @@ def test_malformed_archives(saved, tmp_path):
     start = info.header_offset + 30 + len(info.filename) + len(info.extra)
     deflated[start : start + 8] = b"\xff" * 8
     report = inspect_checkpoint(write(tmp_path / "badflate.pt", bytes(deflated)))
-    assert any(
-        "inflates to" in f.message for f in report.of_kind("compressed record")
-    ), text(report)
+    assert any("inflates to" in f.message for f in report.of_kind("compressed record")), text(report)
 
 
 def test_compressed_record_says_what_mmap_does(tmp_path):
@@ -1102,9 +958,7 @@ def test_compressed_record_says_what_mmap_does(tmp_path):
     torch.save({"w": torch.zeros(2**18)}, tmp_path / "zeros.pt")
     rezip(tmp_path / "zeros.pt", tmp_path / "bomb.pt", zipfile.ZIP_DEFLATED)
     # a small deflated record followed by a large stored one: its declared bytes fit inside the file
-    torch.save(
-        {"small": torch.arange(64.0), "big": torch.ones(2**16)}, tmp_path / "two.pt"
-    )
+    torch.save({"small": torch.arange(64.0), "big": torch.ones(2**16)}, tmp_path / "two.pt")
     with (
         zipfile.ZipFile(tmp_path / "two.pt") as src,
         zipfile.ZipFile(tmp_path / "mixed.pt", "w") as dst,
@@ -1121,9 +975,7 @@ def test_compressed_record_says_what_mmap_does(tmp_path):
     message = inspect_checkpoint(tmp_path / "bomb.pt").of_kind("compressed record")
     assert "here it raises" in message[0].message, message
     loaded = mmap_load(tmp_path / "mixed.pt")
-    assert not torch.equal(
-        loaded["small"], torch.arange(64.0)
-    )  # no error, wrong values
+    assert not torch.equal(loaded["small"], torch.arange(64.0))  # no error, wrong values
     message = inspect_checkpoint(tmp_path / "mixed.pt").of_kind("compressed record")
     assert "here it loads garbage without an error" in message[0].message, message
 
@@ -1144,22 +996,14 @@ def test_malformed_safetensors(tmp_path):
         "shape": {"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]},
         "offsets": {"dtype": "F32", "shape": [2], "data_offsets": [8, 0]},
     }.items():
-        report = inspect_checkpoint(
-            safetensors_file(
-                tmp_path / f"{case}.safetensors", {**good, "a": spec}, bytes(8)
-            )
-        )
+        report = inspect_checkpoint(safetensors_file(tmp_path / f"{case}.safetensors", {**good, "a": spec}, bytes(8)))
         assert "safetensors header" in kinds(report, "error"), f"{case}:\n{report}"
 
 
 def test_against_unusual_models(tmp_path):
-    torch.save(
-        {"weight": torch.ones(2, 2), "bias": {"not": "a tensor"}}, tmp_path / "odd.pt"
-    )
+    torch.save({"weight": torch.ones(2, 2), "bias": {"not": "a tensor"}}, tmp_path / "odd.pt")
     report = inspect_checkpoint(tmp_path / "odd.pt", nn.Linear(2, 2))
-    assert "not a tensor" in report.of_kind("shape mismatch")[
-        0
-    ].message or "weights_only" in kinds(report)
+    assert "not a tensor" in report.of_kind("shape mismatch")[0].message or "weights_only" in kinds(report)
 
     class Broken(nn.Linear):
         def state_dict(self, *args, **kwargs):

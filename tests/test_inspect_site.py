@@ -35,9 +35,7 @@ def test_each_finding_links_to_a_section_that_exists(kind, target, edition):
         page = "ko/" + page.replace("notebooks/", "notebooks/ko/")
     html = (SITE / page).read_text(encoding="utf-8")
     assert anchor, f"{kind}: link to a section"
-    assert re.search(rf'id="{re.escape(anchor)}"', html), (
-        f"{kind}: no section #{anchor} in {page}"
-    )
+    assert re.search(rf'id="{re.escape(anchor)}"', html), f"{kind}: no section #{anchor} in {page}"
 
 
 @pytest.mark.parametrize("folder", ["notebooks", "ko/notebooks/ko"])

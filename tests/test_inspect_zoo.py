@@ -95,18 +95,12 @@ def _values(model: torch.nn.Module) -> dict:
 def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
     if torch.equal(a, b):
         return True
-    return a.is_floating_point() and torch.allclose(
-        a, b, rtol=0, atol=0, equal_nan=True
-    )
+    return a.is_floating_point() and torch.allclose(a, b, rtol=0, atol=0, equal_nan=True)
 
 
 def _unchanged(model: torch.nn.Module, before: dict) -> list[str]:
     now = _values(model)
-    changed = [
-        name
-        for name in before
-        if name not in now or now[name][0] is not before[name][0]
-    ]
+    changed = [name for name in before if name not in now or now[name][0] is not before[name][0]]
     for name, (tensor, copy) in before.items():
         if copy is not None and not _same(tensor, copy):
             changed.append(name)
@@ -132,11 +126,9 @@ def test_inspect_module_on_a_zoo_model(name):
             # an 80-column terminal: only a link, on a line of its own, may be longer
             wide = [line for line in text.splitlines() if len(line) > WIDTH]
             assert all(re.fullmatch(r" +see https://\S+", line) for line in wide), wide
-            assert all(
-                re.fullmatch(r" +see https://\S+", line)
-                for line in text.splitlines()
-                if "https://" in line
-            ), "a link stands on its own line"
+            assert all(re.fullmatch(r" +see https://\S+", line) for line in text.splitlines() if "https://" in line), (
+                "a link stands on its own line"
+            )
     assert _unchanged(model, before) == [], name
     assert torch.equal(torch.get_rng_state(), rng), name
     if forward is not None:

@@ -179,9 +179,7 @@ def test_make_lab_runs_the_first_cells_of_a_chapter(offline, tmp_path):
             assert int(lab_port) != port
             view = offline()
             page = view.page
-            page.goto(
-                f"http://127.0.0.1:{lab_port}/lab/tree/{CHAPTER.name}?token={TOKEN}"
-            )
+            page.goto(f"http://127.0.0.1:{lab_port}/lab/tree/{CHAPTER.name}?token={TOKEN}")
             # The kernel is up when the status bar says so; then the toolbar's "run this cell
             # and select the next" button, once per cell down to the first text output.
             page.wait_for_function(
@@ -190,10 +188,7 @@ def test_make_lab_runs_the_first_cells_of_a_chapter(offline, tmp_path):
             )
             cells = page.locator(".jp-Notebook .jp-Cell")
             cells.first.click()
-            run = page.locator(
-                ".jp-NotebookPanel-toolbar"
-                " jp-button[data-command='notebook:run-cell-and-select-next']"
-            )
+            run = page.locator(".jp-NotebookPanel-toolbar jp-button[data-command='notebook:run-cell-and-select-next']")
             for _ in range(index + 1):
                 run.click()
             output = cells.nth(index).locator(".jp-OutputArea-output")
@@ -201,9 +196,7 @@ def test_make_lab_runs_the_first_cells_of_a_chapter(offline, tmp_path):
                 output.filter(has_text=expected).first.wait_for(timeout=RUN)
             except PlaywrightError:
                 shown = [cells.nth(i).inner_text() for i in range(index + 1)]
-                raise AssertionError(
-                    f"no {expected!r} in cell {index}: {shown}"
-                ) from None
+                raise AssertionError(f"no {expected!r} in cell {index}: {shown}") from None
             assert view.blocked == []
     assert lab.leftovers == [], "still running after make lab stopped"
 
@@ -224,14 +217,12 @@ def test_live_code_runs_a_cell_on_the_local_server(offline, tmp_path):
         view = offline()
         page = view.page
         page.goto(base + PAGE, wait_until="load")
-        assert not any(
-            "/_static/thebe/" in url or "/live-code" in url for url in view.requested
-        ), "live code must load on click only"
+        assert not any("/_static/thebe/" in url or "/live-code" in url for url in view.requested), (
+            "live code must load on click only"
+        )
         # The first cell whose page shows a text output: run the cells up to it, live.
         cells = page.locator("article .cell:has(.cell_input pre)")
-        texts = cells.evaluate_all(
-            "els => els.map(e => e.querySelector('.cell_output')?.innerText.trim() ?? '')"
-        )
+        texts = cells.evaluate_all("els => els.map(e => e.querySelector('.cell_output')?.innerText.trim() ?? '')")
         index = next(i for i, text in enumerate(texts) if text)
         expected = texts[index].splitlines()[-1]
 
@@ -249,9 +240,7 @@ def test_live_code_runs_a_cell_on_the_local_server(offline, tmp_path):
         live_output.filter(has_text=expected).first.wait_for(timeout=RUN)
 
         # A kernel that dies is said in the page (Jupyter restarts it: the variables are gone).
-        cells.nth(0).locator(".CodeMirror").evaluate(
-            "el => el.CodeMirror.setValue('import os\\nos._exit(1)')"
-        )
+        cells.nth(0).locator(".CodeMirror").evaluate("el => el.CodeMirror.setValue('import os\\nos._exit(1)')")
         run_cell(cells.nth(0))
         page.wait_for_function(
             "document.querySelector('.live-code-status').innerText.includes('kernel')"
@@ -259,9 +248,7 @@ def test_live_code_runs_a_cell_on_the_local_server(offline, tmp_path):
             timeout=START,
         )
 
-        assert any(
-            url.startswith(base + "_static/thebe/index.js") for url in view.requested
-        )
+        assert any(url.startswith(base + "_static/thebe/index.js") for url in view.requested)
         assert view.blocked == [], "live code asked another host for something"
     assert live.leftovers == [], "still running after make live stopped"
 

@@ -44,33 +44,22 @@ HANGUL = "\uac00-\ud7a3"
 
 def describe(chapter: str, unit: dict) -> str:
     first = unit["en"].strip().splitlines()[0][:60]
-    return (
-        f"{chapter} cell {unit['index']} ({unit['kind']}, id {unit['cell']}): {first!r}"
-    )
+    return f"{chapter} cell {unit['index']} ({unit['kind']}, id {unit['cell']}): {first!r}"
 
 
-def stale_report(
-    chapter: str, nb: dict | None = None, store: list[dict] | None = None
-) -> list[str]:
+def stale_report(chapter: str, nb: dict | None = None, store: list[dict] | None = None) -> list[str]:
     report = audit(chapter, nb, store)
-    lines = [
-        f"{describe(chapter, u)}: English changed since it was translated"
-        for u in report["stale"]
-    ]
+    lines = [f"{describe(chapter, u)}: English changed since it was translated" for u in report["stale"]]
     lines += [f"{describe(chapter, u)}: not translated" for u in report["missing"]]
-    lines += [
-        f"{chapter}: translation of a cell that no longer exists (id {e['cell']})"
-        for e in report["orphans"]
-    ]
+    lines += [f"{chapter}: translation of a cell that no longer exists (id {e['cell']})" for e in report["orphans"]]
     return lines
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_every_prose_cell_is_translated_and_current(chapter):
     problems = stale_report(chapter)
-    assert problems == [], (
-        "update book/ko/translations (python tools/korean.py pending CHAPTER):\n"
-        + "\n".join(problems)
+    assert problems == [], "update book/ko/translations (python tools/korean.py pending CHAPTER):\n" + "\n".join(
+        problems
     )
 
 
@@ -98,17 +87,13 @@ def test_a_changed_english_sentence_is_named_by_chapter_and_cell():
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_korean_notebook_is_generated_from_the_english_one(chapter):
     committed = (KO_NOTEBOOKS / f"{chapter}.ipynb").read_text(encoding="utf-8")
-    assert committed == dumps(korean_notebook(chapter)), (
-        "run: make book (or python tools/korean.py build)"
-    )
+    assert committed == dumps(korean_notebook(chapter)), "run: make book (or python tools/korean.py build)"
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_code_and_outputs_are_the_english_ones(chapter):
     english = load_english(chapter)["cells"]
-    korean = json.loads(
-        (KO_NOTEBOOKS / f"{chapter}.ipynb").read_text(encoding="utf-8")
-    )["cells"]
+    korean = json.loads((KO_NOTEBOOKS / f"{chapter}.ipynb").read_text(encoding="utf-8"))["cells"]
     assert [c["id"] for c in korean] == [c["id"] for c in english]
     for en, ko in zip(english, korean, strict=True):
         assert ko["cell_type"] == en["cell_type"]
@@ -121,22 +106,16 @@ def test_code_and_outputs_are_the_english_ones(chapter):
             # the same figure with Korean labels; every other output of the cell is the English one
             index, _ = figure_output(en)
             redrawn = outputs[index]
-            assert set(redrawn["data"]) == set(en["outputs"][index]["data"]) - {
-                "image/png"
-            } | {"image/svg+xml"}
+            assert set(redrawn["data"]) == set(en["outputs"][index]["data"]) - {"image/png"} | {"image/svg+xml"}
             redrawn["data"].pop("image/svg+xml")
             redrawn["data"]["image/png"] = en["outputs"][index]["data"]["image/png"]
             redrawn["metadata"]["image/png"] = redrawn["metadata"].pop("image/svg+xml")
-        assert json.dumps(outputs, sort_keys=True) == json.dumps(
-            en["outputs"], sort_keys=True
-        ), en["id"]
+        assert json.dumps(outputs, sort_keys=True) == json.dumps(en["outputs"], sort_keys=True), en["id"]
         assert ko["execution_count"] == en["execution_count"]
         tags = en.get("metadata", {}).get("tags", [])
         assert ko.get("metadata", {}).get("tags", []) == tags
         if caption_of(en):
-            assert caption_of(ko) and caption_of(ko) != caption_of(en), (
-                f"{chapter}: caption of {en['id']}"
-            )
+            assert caption_of(ko) and caption_of(ko) != caption_of(en), f"{chapter}: caption of {en['id']}"
 
 
 REDRAWN: dict[str, set[str]] = {}
@@ -150,9 +129,7 @@ def test_the_redrawn_figures_are_the_book_s_figures():
     where its data comes from."""
     assert FIGURES, "no figure is redrawn; drop this test with the mechanism"
     for figure in FIGURES:
-        cell = next(
-            c for c in load_english(figure.chapter)["cells"] if c["id"] == figure.cell
-        )
+        cell = next(c for c in load_english(figure.chapter)["cells"] if c["id"] == figure.cell)
         assert figure_output(cell) is not None, figure.cell
         assert len(figure.why) > 40 and figure.labels
 
@@ -162,20 +139,14 @@ def test_a_redrawn_figure_is_current_and_in_the_korean_notebook(figure):
     """Drawn from the English figure as it is now (else: `python tools/korean.py figures`), and in
     the generated Korean notebook in place of that PNG."""
     stored = stored_figure(figure)
-    assert stored is not None, (
-        f"no {figure.path.name}: run python tools/korean.py figures"
-    )
-    cell = next(
-        c for c in load_english(figure.chapter)["cells"] if c["id"] == figure.cell
-    )
+    assert stored is not None, f"no {figure.path.name}: run python tools/korean.py figures"
+    cell = next(c for c in load_english(figure.chapter)["cells"] if c["id"] == figure.cell)
     index, png = figure_output(cell)
     assert stored[0] == png, (
         f"{figure.chapter} cell {figure.cell}: the English figure changed since its Korean "
         "drawing; run python tools/korean.py figures"
     )
-    korean = next(
-        c for c in korean_notebook(figure.chapter)["cells"] if c["id"] == figure.cell
-    )
+    korean = next(c for c in korean_notebook(figure.chapter)["cells"] if c["id"] == figure.cell)
     assert korean["outputs"][index]["data"]["image/svg+xml"] == stored[1]
     assert "image/png" not in korean["outputs"][index]["data"]
 
@@ -192,9 +163,7 @@ def test_a_redrawn_figure_labels_in_korean_with_the_readers_font(figure):
     assert any(re.search(f"[{HANGUL}]", t) for t in texts)
     latin = {w for t in texts for w in re.findall(r"[A-Za-zµ]+", t)}
     assert latin <= figure.names, sorted(latin - figure.names)
-    english = {
-        e for pattern, _ in figure.labels for e in [pattern] if "(" not in pattern
-    }
+    english = {e for pattern, _ in figure.labels for e in [pattern] if "(" not in pattern}
     assert not [t for t in texts if t in english]
     assert f"font-family: {KOREAN_FONTS}" in svg
     assert not re.search(r"<image|@import|@font-face|url\((?!#)|href=\"http", svg)
@@ -203,9 +172,7 @@ def test_a_redrawn_figure_labels_in_korean_with_the_readers_font(figure):
 @pytest.mark.parametrize("name", PAGES)
 def test_translated_pages_are_current(name):
     first = (KO_BOOK / f"{name}.md").read_text(encoding="utf-8").splitlines()[0]
-    assert first == page_header(name), (
-        f"book/{name}.md changed: update book/ko/{name}.md and its first line"
-    )
+    assert first == page_header(name), f"book/{name}.md changed: update book/ko/{name}.md and its first line"
 
 
 def glossary(text: str | None = None) -> list[tuple[str, str, list[str]]]:
@@ -219,16 +186,8 @@ def glossary(text: str | None = None) -> list[tuple[str, str, list[str]]]:
     rows = []
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if (
-            line.startswith("|")
-            and len(cells) == 3
-            and cells[0] not in {"English", "---"}
-        ):
-            others = [
-                w.strip().removesuffix("-").rstrip()
-                for w in cells[2].split(",")
-                if w.strip()
-            ]
+        if line.startswith("|") and len(cells) == 3 and cells[0] not in {"English", "---"}:
+            others = [w.strip().removesuffix("-").rstrip() for w in cells[2].split(",") if w.strip()]
             rows.append((cells[0], cells[1], others))
     return rows
 
@@ -267,9 +226,7 @@ def rejected_pattern(form: str) -> re.Pattern:
     """A rejected form where it starts a word: after no Hangul syllable (nor, for a form that starts
     with a Latin letter, after a letter, digit, `_` or `-`: `all-reduce` is not `reduce`).
     A form of several words also matches across a line break."""
-    before = HANGUL + (
-        "A-Za-z0-9_\\-" if form[0].isascii() and form[0].isalpha() else ""
-    )
+    before = HANGUL + ("A-Za-z0-9_\\-" if form[0].isascii() and form[0].isalpha() else "")
     body = r"\s+".join(re.escape(word) for word in form.split())
     return re.compile(rf"(?<![{before}]){body}")
 
@@ -298,9 +255,7 @@ STYLE_RULES = [
         re.compile(r"\d+개\s+중\s+\d+개에서만"),
     ),
 ]
-ENGLISH_VERB = re.compile(
-    rf"(?:(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9_\-]*|`[^`\n]+`)(?:{ENDINGS})"
-)
+ENGLISH_VERB = re.compile(rf"(?:(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9_\-]*|`[^`\n]+`)(?:{ENDINGS})")
 # an English gloss in parentheses right after the Korean term: *영속 버퍼*(persistent buffer)
 GLOSS = re.compile(rf"(?<=[{HANGUL}*])\([A-Za-z][^(){HANGUL}]*\)")
 HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*$", re.MULTILINE)
@@ -329,9 +284,7 @@ def style_problems(text: str) -> list[str]:
                 found.append(f"{other!r} (this book writes {ours!r} for {english})")
     for name, pattern in STYLE_RULES:
         found += [f"{m.group()!r}: {name}" for m in pattern.finditer(prose)]
-    no_roles = MATH_SPAN.sub(
-        "", ROLE.sub("", DIRECTIVE_LINE.sub("", CODE_FENCE.sub("", text)))
-    )
+    no_roles = MATH_SPAN.sub("", ROLE.sub("", DIRECTIVE_LINE.sub("", CODE_FENCE.sub("", text))))
     found += [
         f"{m.group()!r}: an English word conjugated with 하다/되다 (use a Korean verb)"
         for m in ENGLISH_VERB.finditer(no_roles)
@@ -347,15 +300,8 @@ def korean_texts() -> list[tuple[str, str]]:
     texts = []
     for chapter in CHAPTERS:
         current = {(u["cell"], u["kind"]) for u in audit(chapter)["current"]}
-        texts += [
-            (f"{chapter}:{e['cell']}", e["ko"])
-            for e in load_store(chapter)
-            if (e["cell"], e["kind"]) in current
-        ]
-    texts += [
-        (f"book/ko/{p}.md", (KO_BOOK / f"{p}.md").read_text(encoding="utf-8"))
-        for p in PAGES
-    ]
+        texts += [(f"{chapter}:{e['cell']}", e["ko"]) for e in load_store(chapter) if (e["cell"], e["kind"]) in current]
+    texts += [(f"book/ko/{p}.md", (KO_BOOK / f"{p}.md").read_text(encoding="utf-8")) for p in PAGES]
     return texts
 
 
@@ -365,10 +311,7 @@ def kept_spans(text: str) -> set[str]:
     A role's link text may be translated (`{ref}`그 오류 <ddp-lazy>``), its target may not.
     Fenced code blocks count as a whole; a code span may wrap onto the next line.
     """
-    kept = {
-        " ".join(block.split())
-        for block in re.findall(r"^`{3,}.*?^`{3,}", text, re.MULTILINE | re.DOTALL)
-    }
+    kept = {" ".join(block.split()) for block in re.findall(r"^`{3,}.*?^`{3,}", text, re.MULTILINE | re.DOTALL)}
     text = re.sub(r"^`{3,}.*?^`{3,}", "", text, flags=re.MULTILINE | re.DOTALL)
     for name, content in ROLE.findall(text):
         target = re.search(r"<([^<>]+)>\s*$", content)
@@ -380,9 +323,7 @@ def kept_spans(text: str) -> set[str]:
 
 
 def test_kept_spans_ignore_translated_link_text():
-    english = (
-        "See {ref}`that error <ddp-lazy>`, `nn.Linear(...,\nbias=False)` and $x^2$."
-    )
+    english = "See {ref}`that error <ddp-lazy>`, `nn.Linear(...,\nbias=False)` and $x^2$."
     korean = "{ref}`그 오류 <ddp-lazy>`, `nn.Linear(..., bias=False)`, $x^2$를 보세요."
     assert kept_spans(english) == kept_spans(korean)
     assert kept_spans(english) - kept_spans("{ref}`오류 <other>`") >= {"{ref}ddp-lazy"}
@@ -397,9 +338,7 @@ def test_code_spans_and_math_are_kept(chapter):
         if en is None:
             continue
         missing = kept_spans(en) - kept_spans(entry["ko"])
-        assert not missing, (
-            f"{chapter} cell id {entry['cell']}: {sorted(missing)} lost in translation"
-        )
+        assert not missing, f"{chapter} cell id {entry['cell']}: {sorted(missing)} lost in translation"
 
 
 ISSUE_21_CONCEPTS = [
@@ -433,9 +372,7 @@ def test_glossary_has_one_form_for_every_concept_the_review_named():
     assert [c for c in ISSUE_21_CONCEPTS if c not in english] == []
     forms = [row[1] for row in rows]
     rejected = [form for row in rows for form in row[2]]
-    clash = [
-        form for form in rejected if any(rejected_pattern(form).match(f) for f in forms)
-    ]
+    clash = [form for form in rejected if any(rejected_pattern(form).match(f) for f in forms)]
     assert clash == [], "a form the glossary uses is also one it rejects"
 
 
@@ -532,10 +469,7 @@ def test_a_banned_variant_inside_a_quotation_passes_and_outside_fails(text):
 
 def test_chapter_7_quotes_the_forum_thread_verbatim():
     """The GPT-4 answer quoted in chapter 7's table is the source's sentence, word for word."""
-    thread = (
-        KO_BOOK.parent.parent.parent
-        / "shared/sources/forum-thread-register-buffer-ddp.ko.txt"
-    )
+    thread = KO_BOOK.parent.parent.parent / "shared/sources/forum-thread-register-buffer-ddp.ko.txt"
     ko = "".join(e["ko"] for e in load_store("07_buffers_and_ddp"))
     assert f'"{SOURCE_QUOTE}"' in ko
     if thread.exists():
@@ -546,12 +480,8 @@ def test_a_planted_variant_in_chapter_5_is_rejected():
     """The style test can fail: 에폭 put into a copy of chapter 5's text is named; the original passes.
     (Chapter 5 first; any chapter that writes 에포크 if chapter 5 is being rewritten.)"""
     order = [c for c in CHAPTERS if c.startswith("05_")] + CHAPTERS
-    entries = [
-        e for c in order for e in load_store(c) if "에포크" in prose_only(e["ko"])
-    ]
-    assert entries, (
-        "no chapter writes 에포크; the plant needs a sentence to put 에폭 into"
-    )
+    entries = [e for c in order for e in load_store(c) if "에포크" in prose_only(e["ko"])]
+    assert entries, "no chapter writes 에포크; the plant needs a sentence to put 에폭 into"
     entry = entries[0]
     assert style_problems(entry["ko"]) == []
     planted = entry["ko"].replace("에포크", "에폭", 1)
@@ -612,17 +542,13 @@ REVIEW_2026_12_06_CONCEPTS = [
 
 def test_glossary_has_one_form_for_every_group_of_the_2026_12_03_review():
     english = [row[0] for row in glossary()]
-    missing = [
-        c for c in REVIEW_2026_12_03_CONCEPTS if not any(c in e for e in english)
-    ]
+    missing = [c for c in REVIEW_2026_12_03_CONCEPTS if not any(c in e for e in english)]
     assert missing == []
 
 
 def test_glossary_has_one_form_for_every_group_of_the_2026_12_06_review():
     english = [row[0] for row in glossary()]
-    missing = [
-        c for c in REVIEW_2026_12_06_CONCEPTS if not any(c in e for e in english)
-    ]
+    missing = [c for c in REVIEW_2026_12_06_CONCEPTS if not any(c in e for e in english)]
     assert missing == []
 
 
@@ -637,11 +563,7 @@ def _plain_form(form: str) -> str:
 def _review_rows() -> list:
     concepts = REVIEW_2026_12_03_CONCEPTS + REVIEW_2026_12_06_CONCEPTS
     rows = [r for r in glossary() if any(c in r[0] for c in concepts)]
-    return [
-        pytest.param(r[0], _plain_form(r[1]), v, id=f"{r[0]}: {v}")
-        for r in rows
-        for v in r[2]
-    ]
+    return [pytest.param(r[0], _plain_form(r[1]), v, id=f"{r[0]}: {v}") for r in rows for v in r[2]]
 
 
 @pytest.mark.parametrize(("english", "form", "variant"), _review_rows())
@@ -654,19 +576,12 @@ def test_a_planted_variant_of_a_2026_12_03_row_is_rejected(english, form, varian
         e["ko"]
         for c in order
         for e in load_store(c)
-        if found.search(prose_only(e["ko"]))
-        or (form.startswith("`") and form in e["ko"])
+        if found.search(prose_only(e["ko"])) or (form.startswith("`") and form in e["ko"])
     ]
-    assert texts, (
-        f"no chapter writes {form!r} ({english}); the plant needs a sentence to put {variant!r} into"
-    )
+    assert texts, f"no chapter writes {form!r} ({english}); the plant needs a sentence to put {variant!r} into"
     text = texts[0]
     assert style_problems(text) == []
-    planted = (
-        text.replace(form, variant, 1)
-        if form.startswith("`")
-        else found.sub(lambda m: variant, text, count=1)
-    )
+    planted = text.replace(form, variant, 1) if form.startswith("`") else found.sub(lambda m: variant, text, count=1)
     assert any(repr(variant) in p for p in style_problems(planted)), planted[:200]
 
 
@@ -685,15 +600,11 @@ def test_one_link_text_for_every_address():
     texts: dict[str, set[str]] = {}
     for _, text in korean_texts():
         for label, url in MARKDOWN_LINK.findall(text):
-            if not re.fullmatch(
-                r"`[^`]+`", label.strip()
-            ):  # an API name, kept as the English has it
+            if not re.fullmatch(r"`[^`]+`", label.strip()):  # an API name, kept as the English has it
                 texts.setdefault(url, set()).add(" ".join(label.split()))
     assert {u: t for u, t in texts.items() if len(t) > 1} == {}
     notes = {u: t for u, t in texts.items() if "/docs/stable/notes/" in u}
-    assert notes and all(
-        re.search(f"[{HANGUL}]", t) for ts in notes.values() for t in ts
-    ), notes
+    assert notes and all(re.search(f"[{HANGUL}]", t) for ts in notes.values() for t in ts), notes
 
 
 def test_what_the_book_says_once_is_not_repeated_in_a_chapter():
@@ -707,9 +618,7 @@ def test_what_the_book_says_once_is_not_repeated_in_a_chapter():
         if re.search(r"영어판과\s+(똑같|같)습니다|✓|✗", e["ko"])
     ]
     assert repeated == []
-    assert "영어판과 바이트 단위로 같습니다" in (KO_BOOK / "intro.md").read_text(
-        encoding="utf-8"
-    )
+    assert "영어판과 바이트 단위로 같습니다" in (KO_BOOK / "intro.md").read_text(encoding="utf-8")
 
 
 HEADING_LINE = re.compile(r"^(#{1,6})\s", re.MULTILINE)
@@ -733,11 +642,7 @@ def test_translations_keep_the_headings_of_the_english_cell(chapter):
 
 def test_prose_follows_the_style_sheet():
     """Every current translation and translated page: glossary terms, -세요, no 해요체, no English verbs."""
-    found = [
-        f"{where}: {problem}"
-        for where, text in korean_texts()
-        for problem in style_problems(text)
-    ]
+    found = [f"{where}: {problem}" for where, text in korean_texts() for problem in style_problems(text)]
     assert found == [], "see book/ko/glossary.md:\n" + "\n".join(found)
 
 
@@ -754,9 +659,7 @@ def test_links_to_a_chapter_use_its_korean_title():
     for chapter in CHAPTERS:
         first = english_units(load_english(chapter))[0]
         en_titles[chapter] = chapter_title(first["en"])
-        entry = {(e["cell"], e["kind"]): e for e in load_store(chapter)}.get(
-            (first["cell"], "markdown")
-        )
+        entry = {(e["cell"], e["kind"]): e for e in load_store(chapter)}.get((first["cell"], "markdown"))
         if entry:
             ko_titles[chapter] = chapter_title(entry["ko"])
     wrong = []
@@ -766,15 +669,11 @@ def test_links_to_a_chapter_use_its_korean_title():
             en = english.get((entry["cell"], entry["kind"]))
             if en is None:
                 continue
-            titled = {
-                t for text, t in CHAPTER_LINK.findall(en) if text == en_titles.get(t)
-            }
+            titled = {t for text, t in CHAPTER_LINK.findall(en) if text == en_titles.get(t)}
             wrong += [
                 f"{chapter}:{entry['cell']}: [{text}]({target}) should read [{ko_titles[target]}]"
                 for text, target in CHAPTER_LINK.findall(entry["ko"])
-                if target in titled
-                and target in ko_titles
-                and " ".join(text.split()) != ko_titles[target]
+                if target in titled and target in ko_titles and " ".join(text.split()) != ko_titles[target]
             ]
     assert wrong == []
 
@@ -783,9 +682,7 @@ def test_the_checker_note_goes_under_the_exercises_heading_after_its_paragraph()
     """The note explains the checkers' lines, so it follows the paragraph that introduces the
     checkers (review 2026-12-06, chapter 5 item 4); under a bare heading it comes right under it."""
     assert with_checker_note("## 연습 문제") == f"## 연습 문제\n\n{CHECKER_NOTE}"
-    assert with_checker_note("## 연습 문제\n\n본문.") == (
-        f"## 연습 문제\n\n본문.\n\n{CHECKER_NOTE}"
-    )
+    assert with_checker_note("## 연습 문제\n\n본문.") == (f"## 연습 문제\n\n본문.\n\n{CHECKER_NOTE}")
     assert with_checker_note("## 연습 문제\n\n첫 줄\n둘째 줄\n") == (
         f"## 연습 문제\n\n첫 줄\n둘째 줄\n\n{CHECKER_NOTE}\n"
     )
@@ -818,9 +715,7 @@ def test_korean_exercises_say_what_the_checker_lines_mean(chapter):
 
 
 def load_extension(name: str):
-    spec = importlib.util.spec_from_file_location(
-        f"book_ext_{name}", KO_BOOK.parent / "_ext" / f"{name}.py"
-    )
+    spec = importlib.util.spec_from_file_location(f"book_ext_{name}", KO_BOOK.parent / "_ext" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -847,11 +742,7 @@ def test_korean_status_page_words_are_korean():
     shown += [verified.VerifiedStatus._cell(e, "now", text) for e in entries]
     shown += [text[k] for k in ("verified", "none", "none_why", "fails", "stale")]
     # code (`assert`) stays code; placeholders ({what}) are filled in later
-    latin = {
-        w
-        for s in shown
-        for w in re.findall(r"[A-Za-z]+", re.sub(r"\{\w+\}|`[^`]*`", "", s))
-    }
+    latin = {w for s in shown for w in re.findall(r"[A-Za-z]+", re.sub(r"\{\w+\}|`[^`]*`", "", s))}
     assert latin <= STATUS_LATIN_ALLOWED, sorted(latin - STATUS_LATIN_ALLOWED)
     assert set(text) >= set(verified.TEXT["en"]), "a status string has no Korean form"
 
@@ -898,15 +789,8 @@ def test_a_tutorial_with_a_korean_version_is_linked_in_korean_with_the_english_b
 
 def korean_sources() -> list[tuple[str, str]]:
     """(where, text) for every Korean source: every entry of the translation stores, every page."""
-    texts = [
-        (f"{chapter}:{e['cell']}", e["ko"])
-        for chapter in CHAPTERS
-        for e in load_store(chapter)
-    ]
-    return texts + [
-        (f"book/ko/{p.name}", p.read_text(encoding="utf-8"))
-        for p in sorted(KO_BOOK.glob("*.md"))
-    ]
+    texts = [(f"{chapter}:{e['cell']}", e["ko"]) for chapter in CHAPTERS for e in load_store(chapter)]
+    return texts + [(f"book/ko/{p.name}", p.read_text(encoding="utf-8")) for p in sorted(KO_BOOK.glob("*.md"))]
 
 
 # A line that ends in Hangul followed by one that starts with "(": the browser renders the line break
@@ -922,19 +806,13 @@ def breaks_before_paren(text: str) -> list[str]:
 
 
 def test_breaks_before_paren_finds_a_planted_break():
-    assert breaks_before_paren(
-        "버퍼의 dtype으로 바꾼 뒤 더하세요\n  ({ref}`autocast <x>`)."
-    )
+    assert breaks_before_paren("버퍼의 dtype으로 바꾼 뒤 더하세요\n  ({ref}`autocast <x>`).")
     assert breaks_before_paren("더하세요({ref}`autocast <x>`).\n다음 줄") == []
     assert breaks_before_paren("`nn.Linear`\n(`bias=False`)") == []
 
 
 def test_no_line_break_between_hangul_and_an_attached_paren():
-    found = [
-        f"{where}: {snippet}"
-        for where, text in korean_sources()
-        for snippet in breaks_before_paren(text)
-    ]
+    found = [f"{where}: {snippet}" for where, text in korean_sources() for snippet in breaks_before_paren(text)]
     assert found == [], "join the lines (break elsewhere):\n" + "\n".join(found)
 
 
@@ -947,9 +825,7 @@ NUMBERED_REFERENCE = re.compile(
     r"\{numref\}`(?P<role>[^`]*)`"
     r"|(?P<text>(?:그림|표|연습 문제|예제)\s+\d+(?:\.\d+)*)"
 )
-PARTICLE_AFTER = re.compile(
-    rf"(?P<p>으로|로)(?=[는도서]?(?![{HANGUL}]))|(?P<q>[이가은는을를과와])(?![{HANGUL}])"
-)
+PARTICLE_AFTER = re.compile(rf"(?P<p>으로|로)(?=[는도서]?(?![{HANGUL}]))|(?P<q>[이가은는을를과와])(?![{HANGUL}])")
 NUMFIG_FORMAT = "그림 %s"
 
 
@@ -972,9 +848,7 @@ def figure_numbers() -> dict[str, str]:
             for file in files:
                 nb = json.loads((ROOT / f"{file}.ipynb").read_text(encoding="utf-8"))
                 for cell in nb["cells"]:
-                    name = (caption_of(cell) or None) and cell["metadata"]["mystnb"][
-                        "figure"
-                    ].get("name")
+                    name = (caption_of(cell) or None) and cell["metadata"]["mystnb"]["figure"].get("name")
                     if name:
                         count += 1
                         numbers[name] = f"{chapter_number}.{count}"
@@ -1001,9 +875,7 @@ def particle_problems(text: str, numbers: dict[str, str]) -> list[str]:
             if label not in numbers:
                 problems.append(f"{m.group()}: no numbered figure {label!r}")
                 continue
-            shown_format = (
-                content[: target.start()].strip() if target else NUMFIG_FORMAT
-            )
+            shown_format = content[: target.start()].strip() if target else NUMFIG_FORMAT
             seen = shown_format.replace("%s", numbers[label])
         else:
             seen = m.group("text")
@@ -1020,9 +892,7 @@ def particle_problems(text: str, numbers: dict[str, str]) -> list[str]:
             else:
                 right = without if sound == "" else with_final
             if particle != right:
-                problems.append(
-                    f"{m.group()}{particle} (the reader sees {seen!r}: write {right})"
-                )
+                problems.append(f"{m.group()}{particle} (the reader sees {seen!r}: write {right})")
     return problems
 
 
@@ -1053,11 +923,7 @@ def test_a_particle_after_a_numbered_reference_follows_the_number(text, wrong):
 
 def test_particles_after_numbered_references_agree_with_the_number_the_reader_sees():
     numbers = figure_numbers()
-    found = [
-        f"{where}: {problem}"
-        for where, text in korean_sources()
-        for problem in particle_problems(text, numbers)
-    ]
+    found = [f"{where}: {problem}" for where, text in korean_sources() for problem in particle_problems(text, numbers)]
     assert found == [], "\n".join(found)
 
 
@@ -1073,9 +939,7 @@ def code_particle_problems(text: str) -> list[str]:
     problems = []
     plain = CODE_FENCE.sub("", ROLE.sub(" ", text))
     for m in re.finditer(r"`([^`\n]+)`", plain):
-        sound = next(
-            (s for pattern, s in CODE_READINGS if pattern.fullmatch(m.group(1))), None
-        )
+        sound = next((s for pattern, s in CODE_READINGS if pattern.fullmatch(m.group(1))), None)
         if sound is None:
             continue
         after = PARTICLE_AFTER.match(plain, m.end())
@@ -1112,9 +976,5 @@ def test_a_particle_after_a_code_name_follows_its_reading(text, wrong):
 
 
 def test_particles_after_code_names_follow_their_reading():
-    found = [
-        f"{where}: {problem}"
-        for where, text in korean_sources()
-        for problem in code_particle_problems(text)
-    ]
+    found = [f"{where}: {problem}" for where, text in korean_sources() for problem in code_particle_problems(text)]
     assert found == [], "\n".join(found)

@@ -13,17 +13,13 @@ SECTION = re.compile(
     r"<section\b[^>]*?\bid=\"([^\"]+)\"[^>]*>\s*(?:<span[^>]*></span>\s*)*<h[1-6]",
     re.DOTALL,
 )
-PAGES = sorted(
-    p.relative_to(SITE).as_posix() for p in (SITE / "notebooks").glob("*.html")
-) + [
+PAGES = sorted(p.relative_to(SITE).as_posix() for p in (SITE / "notebooks").glob("*.html")) + [
     "book/intro.html",
 ]
 
 
 def korean(page: str) -> str:
-    return "ko/" + page.replace("notebooks/", "notebooks/ko/").replace(
-        "book/", "book/ko/"
-    )
+    return "ko/" + page.replace("notebooks/", "notebooks/ko/").replace("book/", "book/ko/")
 
 
 def section_ids(page: str) -> list[str]:

@@ -35,17 +35,12 @@ TOOLCHAIN = {"jupyter-book", "playwright", "pytest", "ruff", "codespell", "nbval
 
 def notebooks() -> list[Path]:
     """Every notebook a reader can open, translations included."""
-    return sorted(
-        p for p in NOTEBOOK_DIR.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts
-    )
+    return sorted(p for p in NOTEBOOK_DIR.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 
 
 def cell_imports(source: str) -> set[str]:
     """Top-level module names imported by a code cell (IPython's % and ! lines dropped)."""
-    lines = [
-        "" if line.lstrip().startswith(("%", "!")) else line
-        for line in source.splitlines()
-    ]
+    lines = ["" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()]
     names = set()
     for node in ast.walk(ast.parse("\n".join(lines))):
         if isinstance(node, ast.Import):
@@ -98,9 +93,7 @@ def requirement_lines(path: Path) -> tuple[list[str], dict[str, str]]:
 
 def test_notebooks_import_only_what_colab_preinstalls():
     imports = third_party_imports()
-    extra = {
-        name: paths for name, paths in imports.items() if name not in NOTEBOOK_PACKAGES
-    }
+    extra = {name: paths for name, paths in imports.items() if name not in NOTEBOOK_PACKAGES}
     assert extra == {}, f"not preinstalled on Colab: {extra}"
     assert "torch" in imports
 

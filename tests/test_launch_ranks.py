@@ -78,10 +78,7 @@ def test_jobs_on_ranks_that_stay_up_then_end_politely():
     try:
         source = source_of(Counter, sum_over_ranks)
         results = run_on_ranks(source, "sum_over_ranks", ranks=ranks, timeout_s=120)
-        assert results == [
-            {"rank": r, "world_size": 2, "device": "cpu", "sum": 10.0 + 10.0 + 2.0}
-            for r in range(2)
-        ]
+        assert results == [{"rank": r, "world_size": 2, "device": "cpu", "sum": 10.0 + 10.0 + 2.0} for r in range(2)]
         with pytest.warns(RuntimeWarning, match="rank 1: UserWarning: only on rank 1"):
             ranks_seen = run_on_ranks(
                 source_of(warns_on_rank_1),

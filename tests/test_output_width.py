@@ -23,11 +23,7 @@ URL_LINE = re.compile(r"^\s*(see )?https?://\S+$")
 
 
 def too_wide(text: str, width: int) -> list[str]:
-    return [
-        line
-        for line in text.splitlines()
-        if len(line) > width and not URL_LINE.match(line)
-    ]
+    return [line for line in text.splitlines() if len(line) > width and not URL_LINE.match(line)]
 
 
 def output_texts(cell: dict) -> list[str]:
@@ -44,11 +40,7 @@ def output_texts(cell: dict) -> list[str]:
             continue
         stream = None
         data = output.get("data", {})
-        if (
-            kind != "error"
-            and "text/plain" in data
-            and not {"text/html", "image/png"} & set(data)
-        ):
+        if kind != "error" and "text/plain" in data and not {"text/html", "image/png"} & set(data):
             texts.append(["".join(data["text/plain"])])
     return ["".join(parts) for parts in texts]
 

@@ -24,8 +24,7 @@ def test_the_published_wheel_installs_offline_into_a_fresh_venv(tmp_path):
     venv.EnvBuilder(with_pip=True).create(tmp_path / "venv")
     python = tmp_path / "venv" / "bin" / "python"
     install = subprocess.run(
-        [python, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps"]
-        + [SITE / "wheels" / wheel_name()],
+        [python, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps"] + [SITE / "wheels" / wheel_name()],
         capture_output=True,
         text=True,
         check=False,
@@ -33,13 +32,9 @@ def test_the_published_wheel_installs_offline_into_a_fresh_venv(tmp_path):
     )
     assert install.returncode == 0, install.stderr
     script = tmp_path / "venv" / "bin" / "inside-nn"
-    help_text = subprocess.run(
-        [script, "--help"], capture_output=True, text=True, check=False
-    )
+    help_text = subprocess.run([script, "--help"], capture_output=True, text=True, check=False)
     assert help_text.returncode == 0, help_text.stderr
     assert "inspect" in help_text.stdout
-    version = subprocess.run(
-        [script, "--version"], capture_output=True, text=True, check=False
-    )
+    version = subprocess.run([script, "--version"], capture_output=True, text=True, check=False)
     assert version.stdout.strip() == f"inside-nn {inside_nn.__version__}"
     assert sys.executable != str(python)

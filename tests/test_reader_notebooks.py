@@ -112,9 +112,7 @@ def test_every_solution_is_collapsed_and_runs_unchanged(converters, edition, pat
         cell = cells[cell_id]
         jupyter = cell["metadata"]["jupyter"]
         assert jupyter["source_hidden"], cell_id
-        assert cell["metadata"]["cellView"] == "form", (
-            cell_id
-        )  # Colab shows only the title
+        assert cell["metadata"]["cellView"] == "form", cell_id  # Colab shows only the title
         title, code = text(cell).split("\n", 1)
         assert re.fullmatch(r"#@title \S.*", title), title
         titles.append(title)
@@ -137,26 +135,15 @@ def test_exercises_are_numbered_headings(converters, edition, path):
     count = sum(text(c).count("{exercise}") for c in source["cells"])
     word = rn.WORDS[edition]["exercise"]
     headings = [
-        m.group(1)
-        for c in reader["cells"]
-        for m in re.finditer(rf"^### {word} (\d+\.\d+)", text(c), re.MULTILINE)
+        m.group(1) for c in reader["cells"] for m in re.finditer(rf"^### {word} (\d+\.\d+)", text(c), re.MULTILINE)
     ]
     assert len(headings) == count > 0
-    chapter = next(
-        i
-        for i, stems in enumerate(rn.numbered_chapters(), start=1)
-        if path.stem in stems
-    )
+    chapter = next(i for i, stems in enumerate(rn.numbered_chapters(), start=1) if path.stem in stems)
     assert {h.split(".")[0] for h in headings} == {str(chapter)}
 
 
 def links(reader: dict) -> list[str]:
-    return [
-        m.group(1)
-        for c in reader["cells"]
-        if c["cell_type"] == "markdown"
-        for m in LINK.finditer(text(c))
-    ]
+    return [m.group(1) for c in reader["cells"] if c["cell_type"] == "markdown" for m in LINK.finditer(text(c))]
 
 
 @pytest.mark.parametrize(("edition", "path"), SOURCES, ids=IDS)
@@ -208,12 +195,8 @@ def test_binder_converts_a_plain_checkout_in_place(tmp_path):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks")
-    subprocess.run(
-        ["bash", ".binder/postBuild"], cwd=tmp_path, check=True, capture_output=True
-    )
-    expected = rn.Converter("en").convert(
-        load(ROOT / "notebooks" / "01_parameter_management.ipynb")
-    )
+    subprocess.run(["bash", ".binder/postBuild"], cwd=tmp_path, check=True, capture_output=True)
+    expected = rn.Converter("en").convert(load(ROOT / "notebooks" / "01_parameter_management.ipynb"))
     assert load(tmp_path / "notebooks" / "01_parameter_management.ipynb") == expected
     korean = load(tmp_path / "notebooks" / "ko" / "07_buffers_and_ddp.ipynb")
     assert any(f"{BASE}ko/notebooks/ko/" in u for u in links(korean))

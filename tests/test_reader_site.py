@@ -32,17 +32,13 @@ def built_site():
 
 
 @pytest.mark.parametrize(("edition", "path"), SOURCES, ids=IDS)
-def test_every_link_of_a_reader_notebook_leads_to_a_built_page_and_anchor(
-    converters, edition, path
-):
+def test_every_link_of_a_reader_notebook_leads_to_a_built_page_and_anchor(converters, edition, path):
     _, reader = convert(converters, edition, path)
     base = rn.site_url()
     for cell in reader["cells"]:
         if cell["cell_type"] != "markdown":
             continue
-        for match in re.finditer(
-            r"\]\((https?://[^)\s]+)\)|\b(?:href|src)=\"(https?://[^\"]+)\"", text(cell)
-        ):
+        for match in re.finditer(r"\]\((https?://[^)\s]+)\)|\b(?:href|src)=\"(https?://[^\"]+)\"", text(cell)):
             url = match.group(1) or match.group(2)
             if not url.startswith(base):
                 continue
@@ -69,9 +65,7 @@ def test_the_download_button_hands_out_the_reader_notebook(converters, edition, 
     rel = path.relative_to(ROOT)
     download = HTML / f"{prefix}_sources" / rel
     page = HTML / prefix / rel.with_suffix(".html")
-    assert f'href="{"../" * (len(rel.parts) - 1)}_sources/{rel.as_posix()}"' in (
-        page.read_text(encoding="utf-8")
-    )
+    assert f'href="{"../" * (len(rel.parts) - 1)}_sources/{rel.as_posix()}"' in (page.read_text(encoding="utf-8"))
     _, reader = convert(converters, edition, path)
     assert load(download) == reader
     with zipfile.ZipFile(HTML / "inside-nn-module.zip") as archive:
@@ -88,9 +82,7 @@ def _wheel() -> str:
 
 
 def test_colab_buttons_open_the_reader_branch():
-    page = (HTML / "notebooks" / "01_parameter_management.html").read_text(
-        encoding="utf-8"
-    )
+    page = (HTML / "notebooks" / "01_parameter_management.html").read_text(encoding="utf-8")
     colab = re.findall(r'href="(https://colab\.research\.google\.com/[^"]+)"', page)
     assert colab and all(f"/blob/{rn.READER_BRANCH}/" in url for url in colab), colab
     workflow = (ROOT / ".github" / "workflows" / "publish.yml").read_text()

@@ -27,11 +27,7 @@ def pinned_torch() -> str:
 
 def compat_releases() -> list[str]:
     text = (ROOT / "Makefile").read_text()
-    return (
-        re.search(r"^COMPAT_RELEASES := (.+)$", text, flags=re.MULTILINE)
-        .group(1)
-        .split()
-    )
+    return re.search(r"^COMPAT_RELEASES := (.+)$", text, flags=re.MULTILINE).group(1).split()
 
 
 def load(path):
@@ -40,11 +36,7 @@ def load(path):
 
 def rerun_command(env: dict, stem: str) -> str:
     nb = f"NB=notebooks/{stem}.ipynb"
-    if (
-        env["device"] == "cpu"
-        and env["mode"] == "strict"
-        and env["torch"] == pinned_torch()
-    ):
+    if env["device"] == "cpu" and env["mode"] == "strict" and env["torch"] == pinned_torch():
         return f"make record {nb}"
     if env["device"] == "cpu" and env["mode"] == "lax":
         return f"make compat TORCH={env['torch']} {nb}"
@@ -80,8 +72,7 @@ def test_record_is_not_older_than_its_notebooks(path):
             stale.append(f"{stem}: the notebook is gone; delete its entry")
         elif notebook_hash(notebook) != entry["hash"]:
             stale.append(
-                f"{stem}: changed since this run of {entry['date']}; "
-                f"{rerun_command(record['environment'], stem)}"
+                f"{stem}: changed since this run of {entry['date']}; {rerun_command(record['environment'], stem)}"
             )
     assert not stale, f"{path.relative_to(ROOT)} is older than:\n" + "\n".join(stale)
 
@@ -103,11 +94,7 @@ def test_every_chapter_is_recorded_passing(name, command):
     notebooks = load(path)["notebooks"]
     missing = [stem for stem in CHAPTERS if stem not in notebooks]
     assert not missing, f"{name} lacks {missing}: run `{command}`"
-    failing = {
-        stem: notebooks[stem]["failed_cells"]
-        for stem in CHAPTERS
-        if notebooks[stem]["result"] != "pass"
-    }
+    failing = {stem: notebooks[stem]["failed_cells"] for stem in CHAPTERS if notebooks[stem]["result"] != "pass"}
     assert not failing, f"{name}: cells fail in {failing}"
 
 
@@ -134,26 +121,17 @@ def test_chapter_page_shows_its_record_under_the_title(stem):
     strict = ROOT / "book" / "records" / f"cpu-strict-torch-{pinned_torch()}.json"
     if strict.exists() and stem in load(strict)["notebooks"]:
         entry = load(strict)["notebooks"][stem]
-        oldest, newest = (
-            ".".join(r.split(".")[:2])
-            for r in (compat_releases()[0], compat_releases()[-1])
-        )
-        assert text.startswith(f"Checked with torch {oldest} to {newest} on the CPU"), (
-            f"{stem}: {text}"
-        )
+        oldest, newest = (".".join(r.split(".")[:2]) for r in (compat_releases()[0], compat_releases()[-1]))
+        assert text.startswith(f"Checked with torch {oldest} to {newest} on the CPU"), f"{stem}: {text}"
         assert f"(outputs as printed by {pinned_torch()})" in text, f"{stem}: {text}"
         assert entry["date"] in text, f"{stem}: {text}"
-    assert box.find("a", href=re.compile(r"book/status\.html$")), (
-        f"{stem}: no status link"
-    )
+    assert box.find("a", href=re.compile(r"book/status\.html$")), f"{stem}: no status link"
 
 
 def test_status_page_lists_every_chapter_and_environment():
     table = built("book/status.html").find("table", class_="verified-status")
     assert table is not None, "book/status.html has no verified-status table"
-    header = [
-        " ".join(th.get_text().split()) for th in table.find("thead").find_all("th")
-    ]
+    header = [" ".join(th.get_text().split()) for th in table.find("thead").find_all("th")]
     assert len(header) == len(RECORDS) + 1
     for path in RECORDS:
         env = load(path)["environment"]
@@ -162,18 +140,12 @@ def test_status_page_lists_every_chapter_and_environment():
     assert len(rows) == len(list((ROOT / "notebooks").glob("*.ipynb")))
     for row in rows:
         cells = [" ".join(td.get_text().split()) for td in row.find_all("td")]
-        assert all(
-            re.fullmatch(r"✓( \d+\.\d s)?|✗.*|changed since|—", c) for c in cells[1:]
-        )
+        assert all(re.fullmatch(r"✓( \d+\.\d s)?|✗.*|changed since|—", c) for c in cells[1:])
 
 
 def test_translated_chapter_pages_show_the_record_too():
     pages = sorted((HTML / "ko" / "notebooks" / "ko").glob("*.html"))
     if not pages:
         pytest.skip("no Korean edition in this build")
-    missing = [
-        p.name
-        for p in pages
-        if box_under_title(built(str(p.relative_to(HTML)))) is None
-    ]
+    missing = [p.name for p in pages if box_under_title(built(str(p.relative_to(HTML)))) is None]
     assert not missing, missing

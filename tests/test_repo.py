@@ -42,9 +42,7 @@ def readme_commands() -> list[str]:
     """Shell lines of the code blocks of the README's maintainer part, in order."""
     readme = (ROOT / "README.md").read_text().split("\n# For maintainers\n", 1)[1]
     blocks = re.findall(r"```(?:bash|sh|console)\n(.*?)```", readme, flags=re.DOTALL)
-    return [
-        line.strip() for block in blocks for line in block.splitlines() if line.strip()
-    ]
+    return [line.strip() for block in blocks for line in block.splitlines() if line.strip()]
 
 
 def test_readme_starts_with_the_two_commands():
@@ -58,9 +56,7 @@ GITHUB = "inside-nn-module/inside-nn-module"
 def readme_first_screen() -> str:
     """The README's reader part: everything above its maintainer part, which it must precede."""
     readme = (ROOT / "README.md").read_text()
-    assert "\n# For maintainers\n" in readme, (
-        "the README's maintainer part has no heading"
-    )
+    assert "\n# For maintainers\n" in readme, "the README's maintainer part has no heading"
     return readme.split("\n# For maintainers\n", 1)[0]
 
 
@@ -116,12 +112,7 @@ def test_make_test_provides_the_browser_before_the_browser_tests():
 def makefile_pytest_calls() -> list[str]:
     """Every Makefile line that runs pytest (recipes and the variables recipes expand)."""
     lines = (ROOT / "Makefile").read_text().splitlines()
-    return [
-        line
-        for line in lines
-        if not line.lstrip().startswith("#")
-        and re.search(r"(/pytest\b|-m pytest\b)", line)
-    ]
+    return [line for line in lines if not line.lstrip().startswith("#") and re.search(r"(/pytest\b|-m pytest\b)", line)]
 
 
 def test_every_pytest_call_in_the_makefile_fails_on_a_warning():
@@ -185,18 +176,14 @@ def test_requirements_pin_everything_exactly():
         for line in (ROOT / "requirements.txt").read_text().splitlines()
         if line.strip() and not line.startswith("#")
     ]
-    assert all("==" in line for line in lines), [
-        line for line in lines if "==" not in line
-    ]
+    assert all("==" in line for line in lines), [line for line in lines if "==" not in line]
     assert pinned()["torch"] == "2.13.0"
     assert pinned()["jupyter-book"].startswith("1.")
 
 
 def test_pre_commit_hooks_match_the_pins():
     config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())
-    revs = {
-        repo["repo"].rstrip("/").split("/")[-1]: repo["rev"] for repo in config["repos"]
-    }
+    revs = {repo["repo"].rstrip("/").split("/")[-1]: repo["rev"] for repo in config["repos"]}
     assert revs["ruff-pre-commit"].lstrip("v") == pinned()["ruff"]
     assert revs["codespell"].lstrip("v") == pinned()["codespell"]
 
@@ -262,10 +249,7 @@ def test_tests_holds_only_tests_and_what_only_tests_use():
     test_files = sorted(tests.glob("test_*.py")) + [tests / "conftest.py"]
     test_text = "\n".join(p.read_text(encoding="utf-8") for p in test_files)
     outside = [
-        p
-        for folder in ("tools", "book/_ext")
-        for p in (ROOT / folder).rglob("*.py")
-        if "__pycache__" not in p.parts
+        p for folder in ("tools", "book/_ext") for p in (ROOT / folder).rglob("*.py") if "__pycache__" not in p.parts
     ]
     wrong = []
     for path in sorted(tests.rglob("*")):
@@ -290,13 +274,9 @@ def test_tests_holds_only_tests_and_what_only_tests_use():
             wrong += [] if list(path.parent.glob(prefix + "*.js")) else [name]
         else:
             # A fixture: read by a test, or by the strict nbval run (a test run).
-            nbval = any(
-                "--nbval" in line and name in line for line in makefile_pytest_calls()
-            )
+            nbval = any("--nbval" in line and name in line for line in makefile_pytest_calls())
             wrong += [] if path.name in test_text or nbval else [name]
-    assert not wrong, (
-        f"not a test, a fixture or a test-only helper (move it to tools/): {wrong}"
-    )
+    assert not wrong, f"not a test, a fixture or a test-only helper (move it to tools/): {wrong}"
 
 
 def test_nothing_outside_tests_runs_or_imports_from_tests():
@@ -305,9 +285,7 @@ def test_nothing_outside_tests_runs_or_imports_from_tests():
     assert {"korean", "record", "execute_notebooks", "bench", "browser"} <= tools
     for path in (ROOT / "book" / "_ext").glob("*.py"):
         text = path.read_text(encoding="utf-8")
-        assert not re.search(r"[\"'/]tests[\"'/]", text.replace("tests/test_", "")), (
-            path.name
-        )
+        assert not re.search(r"[\"'/]tests[\"'/]", text.replace("tests/test_", "")), path.name
         helpers = {p.stem for p in (ROOT / "tests").glob("*.py")}
         assert not python_imports(path) & helpers, path.name
     files = [

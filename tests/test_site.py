@@ -44,19 +44,11 @@ from site_helpers import (
 
 PAGES = site_pages()
 NOTEBOOK_PAGES = [p for p in PAGES if "notebooks" in p.split("/")]
-MATH_PAGES = [
-    p for p in PAGES if 'class="math' in (HTML / p).read_text(encoding="utf-8")
-]
+MATH_PAGES = [p for p in PAGES if 'class="math' in (HTML / p).read_text(encoding="utf-8")]
 # Output figures are copied to _images/ (icons and logos live in _static/).
-FIGURE_PAGES = [
-    p for p in PAGES if "_images/" in (HTML / p).read_text(encoding="utf-8")
-]
+FIGURE_PAGES = [p for p in PAGES if "_images/" in (HTML / p).read_text(encoding="utf-8")]
 # Chapter pages with checked exercises (a stub chapter has none).
-CHECKER_PAGES = [
-    p
-    for p in NOTEBOOK_PAGES
-    if "tag_exercise-check" in (HTML / p).read_text(encoding="utf-8")
-]
+CHECKER_PAGES = [p for p in NOTEBOOK_PAGES if "tag_exercise-check" in (HTML / p).read_text(encoding="utf-8")]
 AXE = (Path(__file__).parent / "vendor" / "axe.min.js").read_text()
 
 
@@ -197,18 +189,14 @@ _NOT_READING_TEXT = (
 )
 GLOSSARY = "ko/book/ko/glossary.html"
 
-_THEME_JS = (
-    "[document.documentElement.dataset.mode, document.documentElement.dataset.theme]"
-)
+_THEME_JS = "[document.documentElement.dataset.mode, document.documentElement.dataset.theme]"
 
 
 def os_colour_scheme(page, scheme: str) -> list[str]:
     """Set the OS colour scheme; the page's [mode, theme] once the media-query change has been
     handled (it is dispatched in the next rendering step: wait for two animation frames)."""
     page.emulate_media(color_scheme=scheme)
-    page.evaluate(
-        "new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
-    )
+    page.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
     return page.evaluate(_THEME_JS)
 
 
@@ -252,9 +240,7 @@ def inspect(tab: Tab, base_url: str, path: str) -> PageReport:
             math=page.evaluate(_MATH_JS),
             axe_serious=[],
             hrefs=page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)"),
-            downloads=page.eval_on_selector_all(
-                "a[href$='.ipynb']", "els => els.map(e => e.getAttribute('href'))"
-            ),
+            downloads=page.eval_on_selector_all("a[href$='.ipynb']", "els => els.map(e => e.getAttribute('href'))"),
             figures_light=page.evaluate(_FIGURES_JS),
             figures_dark=[],
             numbers=page.evaluate(_NUMBERS_JS),
@@ -274,8 +260,7 @@ def inspect(tab: Tab, base_url: str, path: str) -> PageReport:
                 report.search_fields[width] = page.evaluate(_SEARCH_FIELDS_JS)
             if width == PHONE[0]:
                 report.phone_width = page.evaluate(
-                    "Math.max(document.documentElement.scrollWidth,"
-                    " document.body.scrollWidth)"
+                    "Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
                 )
             if width in CHROME_WIDTHS:
                 report.header[width] = page.evaluate(_HEADER_JS)
@@ -462,9 +447,7 @@ def test_checker_lines_wrap_inside_their_box(report, path):
 @pytest.mark.parametrize("path", grouped(PAGES))
 def test_one_search_field_at_every_width(report, path):
     fields = report(path).search_fields
-    assert {w: len(f) for w, f in fields.items()} == dict.fromkeys(SEARCH_WIDTHS, 1), (
-        fields
-    )
+    assert {w: len(f) for w, f in fields.items()} == dict.fromkeys(SEARCH_WIDTHS, 1), fields
 
 
 @pytest.mark.parametrize("path", grouped(PAGES))
@@ -479,12 +462,7 @@ def test_figures_are_sharp(report, path):
     figures = report(path).figures_light
     assert figures
     assert [f["src"] for f in figures if not f["complete"] or not f["natural"]] == []
-    blurry = [
-        f
-        for f in figures
-        if not urlparse(f["src"]).path.endswith(".svg")
-        and f["natural"] < 2 * f["shown"]
-    ]
+    blurry = [f for f in figures if not urlparse(f["src"]).path.endswith(".svg") and f["natural"] < 2 * f["shown"]]
     assert blurry == [], json.dumps(blurry, indent=1)
 
 
@@ -493,9 +471,7 @@ def test_figures_read_well_in_dark_mode(report, path):
     """In dark mode a figure keeps its own white background: no dimming filter, no grey frame."""
     white = {"rgb(255, 255, 255)", "rgba(0, 0, 0, 0)"}
     dark = report(path).figures_dark
-    assert [
-        f for f in dark if f["filter"] != "none" or f["background"] not in white
-    ] == []
+    assert [f for f in dark if f["filter"] != "none" or f["background"] not in white] == []
 
 
 @pytest.mark.xdist_group("colour-toggle")
@@ -545,13 +521,9 @@ def test_ctrl_k_search_finds_a_chapter_word(browser, base_url):
         with page.expect_navigation():
             field.press("Enter")
         page.wait_for_selector("#search-results li p", timeout=15_000)
-        links = page.eval_on_selector_all(
-            "#search-results li a", "els => els.map(e => e.getAttribute('href'))"
-        )
+        links = page.eval_on_selector_all("#search-results li a", "els => els.map(e => e.getAttribute('href'))")
         assert any("01_parameter_management" in link for link in links), links
-        snippets = page.eval_on_selector_all(
-            "#search-results li p", "els => els.map(e => e.textContent.trim())"
-        )
+        snippets = page.eval_on_selector_all("#search-results li p", "els => els.map(e => e.textContent.trim())")
         assert [s for s in snippets if ".ipynb" in s[:40] or ".pdf" in s[:40]] == []
         gap = page.evaluate(
             """() => {
@@ -586,12 +558,11 @@ def test_offline_archive_opens_from_disk(browser, tmp_path):
             assert page.locator("h1").count() >= 1
             assert page.locator(".bd-article math").count() >= 1
             # The theme's stylesheet applied: the sidebar is laid out as a column, not unstyled.
-            assert page.evaluate(
-                "getComputedStyle(document.querySelector('.bd-sidebar-primary')).display"
-            ) in {"flex", "block"}
-            assert (
-                page.evaluate("getComputedStyle(document.body).fontFamily") != "Times"
-            )
+            assert page.evaluate("getComputedStyle(document.querySelector('.bd-sidebar-primary')).display") in {
+                "flex",
+                "block",
+            }
+            assert page.evaluate("getComputedStyle(document.body).fontFamily") != "Times"
         finally:
             load.close()
     load = PageLoad(browser, (top / "search.html").as_uri() + "?q=tied")
@@ -643,11 +614,7 @@ def broken_links(root: Path, pages: list[str]) -> list[str]:
             if not file.exists():
                 broken.append(f"{page}: {href} (no such file)")
                 continue
-            if (
-                target.fragment
-                and file.suffix == ".html"
-                and unquote(target.fragment) not in parsed_file(file).ids
-            ):
+            if target.fragment and file.suffix == ".html" and unquote(target.fragment) not in parsed_file(file).ids:
                 broken.append(f"{page}: {href} (no such anchor)")
     return broken
 
@@ -657,9 +624,7 @@ def test_every_internal_link_and_anchor_resolves():
 
 
 def test_link_check_reports_missing_files_and_anchors(tmp_path):
-    (tmp_path / "a.html").write_text(
-        '<a href="b.html#here">ok</a><a href="b.html#gone">x</a><a href="c.html">y</a>'
-    )
+    (tmp_path / "a.html").write_text('<a href="b.html#here">ok</a><a href="b.html#gone">x</a><a href="c.html">y</a>')
     (tmp_path / "b.html").write_text('<p id="here"></p>')
     assert broken_links(tmp_path, ["a.html"]) == [
         "a.html: b.html#gone (no such anchor)",
@@ -687,16 +652,12 @@ def test_intro_links_the_offline_archive():
         ("버퍼를", "07_buffers_and_ddp"),
     ],
 )
-def test_korean_search_finds_words_with_or_without_particles(
-    browser, base_url, query, chapter
-):
+def test_korean_search_finds_words_with_or_without_particles(browser, base_url, query, chapter):
     """The Korean index strips particles (텐서를 → 텐서), in Python and in the browser alike."""
     load = PageLoad(browser, urljoin(base_url, f"ko/search.html?q={query}"))
     try:
         load.page.wait_for_selector("#search-results li a", timeout=15_000)
-        links = load.page.eval_on_selector_all(
-            "#search-results li a", "els => els.map(e => e.getAttribute('href'))"
-        )
+        links = load.page.eval_on_selector_all("#search-results li a", "els => els.map(e => e.getAttribute('href'))")
         assert any(f"notebooks/ko/{chapter}" in link for link in links), links
         assert all("/ko/" in urljoin(base_url + "ko/", link) for link in links), links
         assert load.console_errors == []
@@ -718,11 +679,7 @@ def test_every_page_links_the_same_page_in_the_other_edition():
     missing, wrong = [], []
     for page in EDITION_PAGES:
         source = HTML / page
-        hrefs = [
-            href
-            for href in parse_switch(source.read_text(encoding="utf-8"))
-            if href is not None
-        ]
+        hrefs = [href for href in parse_switch(source.read_text(encoding="utf-8")) if href is not None]
         if len(hrefs) != 1:
             missing.append(page)
             continue
@@ -731,8 +688,7 @@ def test_every_page_links_the_same_page_in_the_other_edition():
         expected = (
             page.removeprefix("ko/").replace("/ko/", "/", 1)
             if korean
-            else "ko/"
-            + page.replace("notebooks/", "notebooks/ko/").replace("book/", "book/ko/")
+            else "ko/" + page.replace("notebooks/", "notebooks/ko/").replace("book/", "book/ko/")
         )
         if (HTML / expected).exists() and str(target) != expected:
             wrong.append(f"{page} -> {target}, expected {expected}")
@@ -781,10 +737,7 @@ def test_no_emphasis_marker_is_left_unrendered():
         parser = _Text()
         parser.feed((HTML / page).read_text(encoding="utf-8"))
         text = "".join(parser.parts)
-        hits = [
-            text[max(0, m.start() - 25) : m.end() + 25]
-            for m in STRAY_EMPHASIS.finditer(text)
-        ]
+        hits = [text[max(0, m.start() - 25) : m.end() + 25] for m in STRAY_EMPHASIS.finditer(text)]
         if hits:
             stray[page] = hits[:3]
     assert stray == {}
@@ -845,9 +798,7 @@ def english_words(text: str) -> dict[str, str]:
         word = m.group().rstrip("-'’")
         if word in NAMES or NAME_PATTERN.fullmatch(word):
             continue
-        found.setdefault(
-            word, " ".join(text[max(0, m.start() - 30) : m.end() + 30].split())
-        )
+        found.setdefault(word, " ".join(text[max(0, m.start() - 30) : m.end() + 30].split()))
     return found
 
 
@@ -869,9 +820,7 @@ def test_english_words_are_found_in_korean_text():
     )
     assert set(english_words("라이브 코드: Live Code")) == {"Live", "Code"}
     # a quotation keeps its source's words; the same word outside it is found
-    assert set(
-        english_words("Gemini Pro: “ddp를 쓰는데 forward가” 그리고 forward")
-    ) == {"forward"}
+    assert set(english_words("Gemini Pro: “ddp를 쓰는데 forward가” 그리고 forward")) == {"forward"}
 
 
 @pytest.mark.parametrize("path", grouped(KOREAN_PAGES))
@@ -892,19 +841,12 @@ def _messages(script: str) -> dict:
 def test_live_code_speaks_the_page_s_language():
     """Every live-code message (book/_static/live-code.js) has a Korean form, which Korean pages show
     (<html lang="ko">), with the same placeholders; the loader's own message too (live_code.py)."""
-    messages = _messages(
-        (ROOT / "book" / "_static" / "live-code.js").read_text(encoding="utf-8")
-    )
+    messages = _messages((ROOT / "book" / "_static" / "live-code.js").read_text(encoding="utf-8"))
     korean_only = {key for key in messages["ko"] if key.startswith("status_")}
-    assert (
-        set(messages["ko"]) - korean_only == set(messages["en"])
-        and len(messages["en"]) >= 15
-    )
+    assert set(messages["ko"]) - korean_only == set(messages["en"]) and len(messages["en"]) >= 15
     for key, english in messages["en"].items():
         korean = messages["ko"][key]
-        assert set(re.findall(r"\{\w+\}", korean)) == set(
-            re.findall(r"\{\w+\}", english)
-        ), key
+        assert set(re.findall(r"\{\w+\}", korean)) == set(re.findall(r"\{\w+\}", english)), key
         words = english_words(re.sub(r"`[^`]*`|\{\w+\}", " ", korean))
         assert words == {}, (key, words)
     loader = (ROOT / "book" / "_ext" / "live_code.py").read_text(encoding="utf-8")
@@ -916,9 +858,7 @@ def test_live_code_names_thebe_s_startup_stages_in_korean():
     (the status Thebe reports: server launching/ready, session and kernel starting/ready) in Korean
     and never shows Thebe's message."""
     script = (ROOT / "book" / "_static" / "live-code.js").read_text(encoding="utf-8")
-    thebe = (ROOT / "book" / "_static" / "thebe" / "index.js").read_text(
-        encoding="utf-8"
-    )
+    thebe = (ROOT / "book" / "_static" / "thebe" / "index.js").read_text(encoding="utf-8")
     stages = set(re.findall(r'e\.(?:launching|ready|starting)="([\w-]+)"', thebe))
     assert stages == {"launching", "server-ready", "starting", "ready"}
     korean = _messages(script)["ko"]
@@ -927,10 +867,7 @@ def test_live_code_names_thebe_s_startup_stages_in_korean():
     handler = script[script.index('thebe.on("status"') :]
     handler = handler[: handler.index("});")]
     assert "news(data)" in handler and "data.message" not in handler
-    assert (
-        'LANGUAGE === "en" ? data?.message : MESSAGES.ko[`status_${data?.status}`]'
-        in script
-    )
+    assert 'LANGUAGE === "en" ? data?.message : MESSAGES.ko[`status_${data?.status}`]' in script
 
 
 def test_the_copy_button_speaks_korean():
@@ -941,13 +878,8 @@ def test_the_copy_button_speaks_korean():
 def test_live_code_names_thebe_s_cell_buttons_in_the_page_s_language():
     """Thebe's cell buttons ("run", "restart", "restart & run all", ...) are renamed by live-code.js
     from its messages: one name and one tooltip for every button Thebe makes."""
-    thebe = (ROOT / "book" / "_static" / "thebe" / "index.js").read_text(
-        encoding="utf-8"
-    )
-    made = {
-        name: (text, title)
-        for name, text, title in re.findall(r'\(g,"(\w+)","([^"]+)","([^"]+)"', thebe)
-    }
+    thebe = (ROOT / "book" / "_static" / "thebe" / "index.js").read_text(encoding="utf-8")
+    made = {name: (text, title) for name, text, title in re.findall(r'\(g,"(\w+)","([^"]+)","([^"]+)"', thebe)}
     assert set(made) == {"run", "runall", "restart", "restartall"}
     script = (ROOT / "book" / "_static" / "live-code.js").read_text(encoding="utf-8")
     messages = _messages(script)
@@ -961,9 +893,7 @@ def test_live_code_names_thebe_s_cell_buttons_in_the_page_s_language():
 
 def _search_messages(path: Path) -> dict:
     text = path.read_text(encoding="utf-8")
-    start = text.index("Documentation.addTranslations(") + len(
-        "Documentation.addTranslations("
-    )
+    start = text.index("Documentation.addTranslations(") + len("Documentation.addTranslations(")
     return json.loads(text[start : text.rindex(");")])["messages"]
 
 
@@ -977,42 +907,24 @@ def test_the_search_page_s_messages_fit_this_site():
     """Sphinx's no-match message asks for "categories" this site lacks, in Korean with -십시오, which
     the style sheet (book/ko/glossary.md) bans; both editions say it in the book's words."""
     korean = _search_messages(HTML / "ko" / "_static" / "translations.js")
-    assert (
-        korean[NO_MATCH]
-        == "검색어와 일치하는 페이지가 없습니다. 철자를 확인하거나 다른 낱말로 찾아보세요."
-    )
-    found = korean[
-        "Search finished, found ${resultCount} page(s) matching the search query."
-    ]
+    assert korean[NO_MATCH] == "검색어와 일치하는 페이지가 없습니다. 철자를 확인하거나 다른 낱말로 찾아보세요."
+    found = korean["Search finished, found ${resultCount} page(s) matching the search query."]
     assert "${resultCount}개" in found and "십시오" not in found
     english = (HTML / "search.html").read_text(encoding="utf-8")
-    assert (
-        "No page matches your search. Check the spelling, or try other words."
-        in english
-    )
+    assert "No page matches your search. Check the spelling, or try other words." in english
     assert NO_MATCH in english  # as the key Sphinx looks it up by
-    banned = {
-        k: v
-        for k, v in korean.items()
-        if isinstance(v, str) and re.search("십시오|카테고리", v)
-    }
+    banned = {k: v for k, v in korean.items() if isinstance(v, str) and re.search("십시오|카테고리", v)}
     assert banned == {}
 
 
 def test_the_print_contents_landmark_speaks_korean():
     """sphinx-book-theme's print-only contents (<nav aria-label="Page">) is named in Korean."""
     pages = sorted((HTML / "ko").rglob("*.html"))
-    named = [
-        p for p in pages if 'aria-label="이 페이지"' in p.read_text(encoding="utf-8")
-    ]
+    named = [p for p in pages if 'aria-label="이 페이지"' in p.read_text(encoding="utf-8")]
     assert len(named) >= 10
-    english = [
-        str(p) for p in pages if 'aria-label="Page"' in p.read_text(encoding="utf-8")
-    ]
+    english = [str(p) for p in pages if 'aria-label="Page"' in p.read_text(encoding="utf-8")]
     assert english == []
-    assert 'aria-label="Page"' in (HTML / "book" / "intro.html").read_text(
-        encoding="utf-8"
-    )
+    assert 'aria-label="Page"' in (HTML / "book" / "intro.html").read_text(encoding="utf-8")
 
 
 # --- Section numbers ------------------------------------------------------------------------------
@@ -1061,20 +973,16 @@ def test_section_numbers_are_the_toc_s(report, base_url, path):
     numbers, with_sections = toc_numbers()
     shown = report(path).numbers
     sidebar = {
-        toc_file(urlparse(href).path.removeprefix(urlparse(base_url).path)): number
-        for href, number in shown["sidebar"]
+        toc_file(urlparse(href).path.removeprefix(urlparse(base_url).path)): number for href, number in shown["sidebar"]
     }
     expected = {f: (f"{n}." if n else None) for f, n in numbers.items() if f in sidebar}
     assert {f: sidebar[f] for f in expected} == expected
-    assert {f for f, n in numbers.items() if n} <= set(sidebar), (
-        "a numbered page is missing"
-    )
+    assert {f for f, n in numbers.items() if n} <= set(sidebar), "a numbered page is missing"
     own = numbers.get(toc_file(path))
     assert shown["title"] == (f"{own}." if own else None)
     if own and toc_file(path) not in with_sections:
         assert shown["sections"] and all(
-            s and re.fullmatch(rf"{re.escape(own)}(\.\d+)+\.", s)
-            for s in shown["sections"]
+            s and re.fullmatch(rf"{re.escape(own)}(\.\d+)+\.", s) for s in shown["sections"]
         ), shown["sections"]
     else:
         assert all(s is None for s in shown["sections"]), shown["sections"]
@@ -1085,7 +993,5 @@ def test_the_status_table_lists_pages_in_book_order(page):
     html = (HTML / page).read_text(encoding="utf-8")
     table = html[html.index("verified-status") : html.index("</table>")]
     rows = [Path(h).stem for h in re.findall(r'href="([^"#]+\.html)"', table)]
-    order = [
-        Path(f).name for f, n in toc_numbers()[0].items() if f.startswith("notebooks/")
-    ]
+    order = [Path(f).name for f, n in toc_numbers()[0].items() if f.startswith("notebooks/")]
     assert rows == order

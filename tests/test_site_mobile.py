@@ -141,9 +141,7 @@ def panel(page, selector: str) -> dict:
 
 def settle(page, selector: str, want: bool) -> dict:
     """The panel once it is (or is not) shown: drawers slide in and the sidebar fades out."""
-    with contextlib.suppress(
-        PlaywrightTimeout
-    ):  # the caller's assertion says where it is
+    with contextlib.suppress(PlaywrightTimeout):  # the caller's assertion says where it is
         page.wait_for_function(
             f"sel => ({_PANEL_JS})(sel)?.shown === {str(want).lower()}",
             arg=selector,
@@ -168,9 +166,7 @@ def test_drawers_open_on_screen_and_close(device, path, size):
             )
             page.touchscreen.tap(beside, height // 2)  # the backdrop beside the drawer
             closed = settle(page, drawer, False)
-            assert not closed["open"] and not closed["shown"], (
-                f"{which} drawer after a tap beside it: {closed}"
-            )
+            assert not closed["open"] and not closed["shown"], f"{which} drawer after a tap beside it: {closed}"
             sidebar = settle(page, f"#pst-{which}-sidebar", False)
             assert not sidebar["shown"], f"{which} sidebar left on screen: {sidebar}"
     assert dev.errors == []
@@ -250,26 +246,18 @@ def test_chapter_title_fits_the_first_screen_of_a_phone(device, path):
     page = dev.open(path)
     title = page.locator(".bd-article h1").first
     box = title.bounding_box()
-    assert box["height"] <= 0.2 * PHONE[1], (
-        f"the title takes {box['height']:.0f} px of a {PHONE[1]}-px screen"
-    )
+    assert box["height"] <= 0.2 * PHONE[1], f"the title takes {box['height']:.0f} px of a {PHONE[1]}-px screen"
     assert box["x"] + box["width"] <= PHONE[0]
-    assert title.evaluate(_SPLIT_WORDS_JS) == [], (
-        "a word of the title breaks over two lines"
-    )
+    assert title.evaluate(_SPLIT_WORDS_JS) == [], "a word of the title breaks over two lines"
     assert dev.errors == []
 
 
 def test_korean_words_break_only_between_words():
     """Hangul may break between any two syllables; Korean typesetting breaks between words."""
     css = (HTML / "_static" / "book.css").read_text(encoding="utf-8")
-    rule = re.search(
-        r'html\[lang="ko"\] \.bd-article :is\(([^)]*)\)[^{]*\{([^}]*)\}', css
-    )
+    rule = re.search(r'html\[lang="ko"\] \.bd-article :is\(([^)]*)\)[^{]*\{([^}]*)\}', css)
     assert rule, "no keep-all rule for the Korean article"
-    assert {"p", "li", "h1", "h2", "h3"} <= {
-        s.strip() for s in rule.group(1).split(",")
-    }
+    assert {"p", "li", "h1", "h2", "h3"} <= {s.strip() for s in rule.group(1).split(",")}
     assert "word-break: keep-all" in rule.group(2)
 
 
@@ -338,10 +326,7 @@ def test_intro_links_every_chapter_page(edition):
     the page's own title."""
     intro = INTROS[edition]
     links = parsed(intro).links
-    targets = [
-        str(PurePosixPath(urlparse(urljoin(f"/{intro}", href)).path).relative_to("/"))
-        for href, _ in links
-    ]
+    targets = [str(PurePosixPath(urlparse(urljoin(f"/{intro}", href)).path).relative_to("/")) for href, _ in links]
     assert targets == chapter_pages(edition)
     for (_, text), target in zip(links, targets, strict=True):
         assert " ".join(text.split()) == page_title(target), target
@@ -349,9 +334,7 @@ def test_intro_links_every_chapter_page(edition):
 
 # --- Figures ----------------------------------------------------------------------------------------
 
-_FILE_NAME = re.compile(
-    r"(^|/)[^/\s]+\.(png|svg|jpe?g|gif|webp)$|_images/", re.IGNORECASE
-)
+_FILE_NAME = re.compile(r"(^|/)[^/\s]+\.(png|svg|jpe?g|gif|webp)$|_images/", re.IGNORECASE)
 
 
 def test_every_image_has_alt_text_that_is_not_its_file():
@@ -365,9 +348,7 @@ def test_every_image_has_alt_text_that_is_not_its_file():
 
 
 def test_figure_alt_text_is_its_caption_in_the_page_s_language():
-    figures = [
-        p for p in site_pages() if "<figure" in (HTML / p).read_text(encoding="utf-8")
-    ]
+    figures = [p for p in site_pages() if "<figure" in (HTML / p).read_text(encoding="utf-8")]
     assert {p.startswith("ko/") for p in figures} == {True, False}
     for path in figures:
         text = (HTML / path).read_text(encoding="utf-8")

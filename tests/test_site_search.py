@@ -110,9 +110,7 @@ def pages_with_a_word_starting(edition: str, noun: str) -> set[str]:
     return {
         page
         for page in reading_order(edition)
-        if any(
-            w.startswith(noun) for w in HANGUL_WORD.findall(main_text(page, edition))
-        )
+        if any(w.startswith(noun) for w in HANGUL_WORD.findall(main_text(page, edition)))
     }
 
 
@@ -127,9 +125,7 @@ def test_the_korean_index_finds_a_noun_on_every_page_that_has_it(noun):
 def test_the_korean_index_holds_stems_only():
     terms = index("ko")["terms"]
     # (an incremental build keeps the words of an older index, mapped to no page)
-    hangul = [
-        t for t, pages in terms.items() if HANGUL_WORD.fullmatch(t) and pages != []
-    ]
+    hangul = [t for t, pages in terms.items() if HANGUL_WORD.fullmatch(t) and pages != []]
     assert {t: strip_particle(t) for t in hangul if strip_particle(t) != t} == {}
 
 
@@ -188,8 +184,7 @@ ENGLISH = SearchEnglish({})
 def stems(text: str) -> set[str]:
     """The words of a text as the index holds them (Korean: book/_ext/korean_search.py)."""
     return {
-        strip_particle(w) if HANGUL_WORD.fullmatch(w) else ENGLISH.stem(w)
-        for w in re.findall(r"\w+", text.lower())
+        strip_particle(w) if HANGUL_WORD.fullmatch(w) else ENGLISH.stem(w) for w in re.findall(r"\w+", text.lower())
     }
 
 
@@ -240,9 +235,7 @@ def test_a_page_titled_with_the_word_ranks_first(search, edition, word):
         ("ko", "런타임", ["코드 보기", "코드 숨기기", "importlib"]),
     ],
 )
-def test_snippets_show_the_word_not_the_folded_setup_cell(
-    search, edition, word, chrome
-):
+def test_snippets_show_the_word_not_the_folded_setup_cell(search, edition, word, chrome):
     results = search(edition, word)
     assert len(results) >= 5
     for page, _, snippet in results:

@@ -79,6 +79,4 @@ def test_both_editions_have_chapter_pages():
 @pytest.mark.parametrize("path", CHAPTER_PAGES)
 def test_no_code_output_is_wider_than_its_box(laptop, path):
     wide = laptop(path)
-    assert wide == [], (
-        f"{len(wide)} output line(s) wider than their box at {LAPTOP[0]} px: {wide}"
-    )
+    assert wide == [], f"{len(wide)} output line(s) wider than their box at {LAPTOP[0]} px: {wide}"

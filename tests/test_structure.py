@@ -19,9 +19,7 @@ from conftest import (
 from test_launch import NOTEBOOK_PACKAGES
 
 MAX_NOTEBOOK_BYTES = 1_000_000
-MACHINE_PATH = re.compile(
-    r"(/tmp/|/root/|/home/|/work/|/Users/|/private/var/|[A-Z]:\\)"
-)
+MACHINE_PATH = re.compile(r"(/tmp/|/root/|/home/|/work/|/Users/|/private/var/|[A-Z]:\\)")
 TRACEBACK_MARK = "Traceback (most recent call last)"
 
 ALL = notebook_paths()
@@ -33,11 +31,7 @@ def ids(paths: list[Path]) -> list[str]:
 
 
 def code_cells(nb: dict) -> list[tuple[int, dict]]:
-    return [
-        (i, c)
-        for i, c in enumerate(nb["cells"])
-        if c["cell_type"] == "code" and "".join(c["source"]).strip()
-    ]
+    return [(i, c) for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and "".join(c["source"]).strip()]
 
 
 def text_of(output: dict) -> str:
@@ -112,16 +106,10 @@ def test_ends_with_summary_and_exercises(path):
 def test_exercises_have_executed_solutions(path):
     nb = load_notebook(path)
     cells = nb["cells"]
-    starts = [
-        i for i, c in enumerate(cells) if "{solution-start}" in "".join(c["source"])
-    ]
+    starts = [i for i, c in enumerate(cells) if "{solution-start}" in "".join(c["source"])]
     assert starts, "no {solution-start} in the notebook"
     for start in starts:
-        end = next(
-            i
-            for i in range(start, len(cells))
-            if "{solution-end}" in "".join(cells[i]["source"])
-        )
+        end = next(i for i in range(start, len(cells)) if "{solution-end}" in "".join(cells[i]["source"]))
         solution_code = [c for c in cells[start:end] if c["cell_type"] == "code"]
         assert solution_code, f"solution at cell {start} has no code cell"
         assert all(c["execution_count"] for c in solution_code)
@@ -171,9 +159,7 @@ def repo_module_names() -> set[str]:
 
 def python_source(cell: dict) -> str:
     lines = "".join(cell["source"]).splitlines()
-    return "\n".join(
-        "" if line.lstrip().startswith(("%", "!")) else line for line in lines
-    )
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in lines)
 
 
 @pytest.mark.parametrize("path", REAL, ids=ids(REAL))
@@ -238,9 +224,7 @@ def test_no_code_cell_is_longer_than_40_lines(path):
 @pytest.mark.parametrize("path", REAL, ids=ids(REAL))
 def test_figures_are_captioned(path):
     for i, cell in code_cells(load_notebook(path)):
-        has_image = any(
-            "image/png" in o.get("data", {}) for o in cell.get("outputs", [])
-        )
+        has_image = any("image/png" in o.get("data", {}) for o in cell.get("outputs", []))
         if has_image:
             figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
             assert figure.get("caption") and figure.get("name"), f"cell {i}: no caption"

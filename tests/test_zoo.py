@@ -109,9 +109,7 @@ def unregistered_trainables(model: nn.Module) -> list[str]:
             names.append(name)
     for name, module, registered in plain_list_modules(model):
         if not registered:
-            names += [
-                f"{name}.{n}" for n, p in module.named_parameters() if p.requires_grad
-            ]
+            names += [f"{name}.{n}" for n, p in module.named_parameters() if p.requires_grad]
     return names
 
 
@@ -138,11 +136,7 @@ def _computed_buffers(name: str) -> list[str]:
     found = []
     for key, buf in a.named_buffers():
         values = _dense_values(buf)
-        if (
-            values is None
-            or values.numel() < 2
-            or bool((values == values.flatten()[0]).all())
-        ):
+        if values is None or values.numel() < 2 or bool((values == values.flatten()[0]).all()):
             continue
         if torch.equal(values, _dense_values(bufs_b[key])):
             found.append(key)
@@ -157,52 +151,30 @@ def _all_tensors(model: nn.Module):
 
 def _has_own_zero_weight(model: nn.Module) -> bool:
     return any(
-        (name.endswith("weight") or p.ndim >= 2)
-        and _dense_values(p) is not None
-        and p.numel() > 0
-        and not p.any()
+        (name.endswith("weight") or p.ndim >= 2) and _dense_values(p) is not None and p.numel() > 0 and not p.any()
         for name, p in model.named_parameters()
     )
 
 
 TRAIT_CHECKS = {
     "tied": lambda name, m: bool(recipes.tied_groups(m)),
-    "shared-module": lambda name, m: (
-        len(list(m.named_modules(remove_duplicate=False)))
-        > len(list(m.named_modules()))
-    ),
-    "persistent-buffer": lambda name, m: any(
-        k in m.state_dict() for k, _ in m.named_buffers()
-    ),
-    "non-persistent-buffer": lambda name, m: any(
-        k not in m.state_dict() for k, _ in m.named_buffers()
-    ),
+    "shared-module": lambda name, m: len(list(m.named_modules(remove_duplicate=False))) > len(list(m.named_modules())),
+    "persistent-buffer": lambda name, m: any(k in m.state_dict() for k, _ in m.named_buffers()),
+    "non-persistent-buffer": lambda name, m: any(k not in m.state_dict() for k, _ in m.named_buffers()),
     "int-buffer": lambda name, m: any(
-        not b.is_floating_point() and not b.is_complex() and b.dtype != torch.bool
-        for b in m.buffers()
+        not b.is_floating_point() and not b.is_complex() and b.dtype != torch.bool for b in m.buffers()
     ),
     "bool-buffer": lambda name, m: any(b.dtype == torch.bool for b in m.buffers()),
-    "half-buffer": lambda name, m: any(
-        b.dtype in (torch.float16, torch.bfloat16) for b in m.buffers()
-    ),
-    "none-buffer": lambda name, m: any(
-        b is None for x in m.modules() for b in x._buffers.values()
-    ),
+    "half-buffer": lambda name, m: any(b.dtype in (torch.float16, torch.bfloat16) for b in m.buffers()),
+    "none-buffer": lambda name, m: any(b is None for x in m.modules() for b in x._buffers.values()),
     "computed-buffer": lambda name, m: bool(_computed_buffers(name)),
-    "parametrized": lambda name, m: any(
-        parametrize.is_parametrized(x) for x in m.modules()
-    ),
+    "parametrized": lambda name, m: any(parametrize.is_parametrized(x) for x in m.modules()),
     "hook-weight": lambda name, m: any(
-        x._forward_pre_hooks
-        and any(isinstance(v, torch.Tensor) for _, v in _plain_values(x))
-        for x in m.modules()
+        x._forward_pre_hooks and any(isinstance(v, torch.Tensor) for _, v in _plain_values(x)) for x in m.modules()
     ),
-    "plain-tensor-attribute": lambda name, m: any(
-        "[" not in n for n, _ in plain_tensors(m)
-    ),
+    "plain-tensor-attribute": lambda name, m: any("[" not in n for n, _ in plain_tensors(m)),
     "plain-list-aliases-registered": lambda name, m: (
-        any(r for *_, r in plain_list_modules(m))
-        or any("[" in n and _registered(m, t) for n, t in plain_tensors(m))
+        any(r for *_, r in plain_list_modules(m)) or any("[" in n and _registered(m, t) for n, t in plain_tensors(m))
     ),
     "plain-list-unregistered": lambda name, m: (
         any(not r for *_, r in plain_list_modules(m))
@@ -213,23 +185,15 @@ TRAIT_CHECKS = {
     "sparse": lambda name, m: any(t.is_sparse for t in _all_tensors(m)),
     "wrapper": lambda name, m: isinstance(m, WRAPPERS),
     "fx": lambda name, m: isinstance(m, torch.fx.GraphModule),
-    "batchnorm": lambda name, m: any(
-        isinstance(x, nn.modules.batchnorm._BatchNorm) for x in m.modules()
-    ),
+    "batchnorm": lambda name, m: any(isinstance(x, nn.modules.batchnorm._BatchNorm) for x in m.modules()),
     "rnn": lambda name, m: any(isinstance(x, nn.RNNBase) for x in m.modules()),
     "no-reset-parameters-leaf": lambda name, m: any(
-        any(p is not None for p in x._parameters.values())
-        and not hasattr(x, "reset_parameters")
-        for x in m.modules()
+        any(p is not None for p in x._parameters.values()) and not hasattr(x, "reset_parameters") for x in m.modules()
     ),
     "frozen": lambda name, m: any(not p.requires_grad for p in m.parameters()),
-    "extra-state": lambda name, m: any(
-        type(x).get_extra_state is not nn.Module.get_extra_state for x in m.modules()
-    ),
+    "extra-state": lambda name, m: any(type(x).get_extra_state is not nn.Module.get_extra_state for x in m.modules()),
     "zero-init-weight": lambda name, m: _has_own_zero_weight(m),
-    "generator": lambda name, m: any(
-        isinstance(v, torch.Generator) for x in m.modules() for _, v in _plain_values(x)
-    ),
+    "generator": lambda name, m: any(isinstance(v, torch.Generator) for x in m.modules() for _, v in _plain_values(x)),
 }
 
 
@@ -291,9 +255,7 @@ def _where(model: nn.Module, names) -> str:
         path, _, attr = name.rpartition(".")
         try:
             owner = type(model.get_submodule(path)).__name__
-        except (
-            AttributeError
-        ):  # a plain list's entry: keep the written name, indices folded
+        except AttributeError:  # a plain list's entry: keep the written name, indices folded
             owner, attr = "", re.sub(r"\[\d+\]", "[i]", name)
         counts[f"{owner}.{attr}".lstrip(".")] += 1
     return ", ".join(f"{k}×{n}" if n > 1 else k for k, n in sorted(counts.items()))
@@ -329,9 +291,7 @@ def _zero_weights(model: nn.Module) -> list[str]:
     return [
         name
         for name, p in model.named_parameters()
-        if (name.endswith("weight") or p.ndim >= 2)
-        and _dense_values(p) is not None
-        and not p.any()
+        if (name.endswith("weight") or p.ndim >= 2) and _dense_values(p) is not None and not p.any()
     ]
 
 
@@ -351,16 +311,10 @@ def _init_probe(name: str, apply) -> str:
     left = [n for n, p in model.named_parameters() if n in left]
     fresh = _fresh(name)
     apply(fresh)
-    undone = [
-        n
-        for n in zero
-        if n in dict(fresh.named_parameters()) and fresh.get_parameter(n).any()
-    ]
+    undone = [n for n in zero if n in dict(fresh.named_parameters()) and fresh.get_parameter(n).any()]
     parts = []
     if left:
-        parts.append(
-            f"leaves {len(left)} of {len(list(model.parameters()))}: {_where(model, left)}"
-        )
+        parts.append(f"leaves {len(left)} of {len(list(model.parameters()))}: {_where(model, left)}")
     if undone:
         parts.append(f"undoes zero init: {_where(model, undone)}")
     return "; ".join(parts) or "ok"
@@ -383,9 +337,7 @@ def probe_freeze(name: str) -> str:
         recipes.freeze(model)
     except PROBE_ERRORS as err:
         return f"raises {type(err).__name__}"
-    if (
-        was_lazy
-    ):  # the dry run replaces the uninitialized parameters: does the freeze survive it?
+    if was_lazy:  # the dry run replaces the uninitialized parameters: does the freeze survive it?
         with torch.no_grad():
             model(*zoo.inputs(name))
     left = [n for n, p in model.named_parameters() if p.requires_grad]
@@ -409,11 +361,7 @@ def probe_snapshot(name: str) -> str:
     }
     with torch.no_grad():  # train a little, in place: every value changes
         for v in state.values():
-            if (
-                isinstance(v, torch.Tensor)
-                and _dense_values(v) is not None
-                and not v.is_sparse
-            ):
+            if isinstance(v, torch.Tensor) and _dense_values(v) is not None and not v.is_sparse:
                 if v.dtype == torch.bool:
                     v.logical_not_()
                 else:
@@ -481,9 +429,7 @@ def _meta_elsewhere(model: nn.Module) -> list[str]:
             names.append(n)
     for lname, module, registered in plain_list_modules(model):
         if not registered:
-            names += [
-                f"{lname}.{n}" for n, t in module.state_dict().items() if t.is_meta
-            ]
+            names += [f"{lname}.{n}" for n, t in module.state_dict().items() if t.is_meta]
     return names
 
 
@@ -513,22 +459,14 @@ def probe_materialize_from_meta(name: str) -> str:
         if values is None or truth is None:
             continue
         if (
-            (
-                values.is_floating_point()
-                and values.isnan().any()
-                and not truth.isnan().any()
-            )
+            (values.is_floating_point() and values.isnan().any() and not truth.isnan().any())
             or not values.is_floating_point()
             and not torch.equal(values, truth)
         ):
             bad.append(n)
     if bad:
         parts.append(f"garbage buffers {_where(model, bad)}")
-    undone = [
-        n
-        for n in _zero_weights(real)
-        if n not in garbage and model.get_parameter(n).any()
-    ]
+    undone = [n for n in _zero_weights(real) if n not in garbage and model.get_parameter(n).any()]
     if undone:
         parts.append(f"undoes zero init: {_where(model, undone)}")
     if recipes.tied_groups(model) != recipes.tied_groups(real):
@@ -559,14 +497,10 @@ def probe_meta_leftovers(name: str) -> str:
         found = recipes.meta_leftovers(model)
     except PROBE_ERRORS as err:
         return f"raises {type(err).__name__}"
-    registered = [
-        n for n, t in [*model.named_parameters(), *model.named_buffers()] if t.is_meta
-    ]
+    registered = [n for n, t in [*model.named_parameters(), *model.named_buffers()] if t.is_meta]
     missed = [n for n in registered if n not in found] + _meta_elsewhere(model)
     if missed:
-        return f"misses {_where(model, missed)}" + (
-            f"; finds {_where(model, found)}" if found else ""
-        )
+        return f"misses {_where(model, missed)}" + (f"; finds {_where(model, found)}" if found else "")
     return f"ok: finds {_where(model, found)}" if found else "ok"
 
 
@@ -579,9 +513,7 @@ def probe_to_device(name: str) -> str:
     except PROBE_ERRORS as err:
         return f"raises {type(err).__name__}"
     tensors = [
-        v
-        for v in [*moved.values(), *torch.utils._pytree.tree_leaves(moved_inputs)]
-        if isinstance(v, torch.Tensor)
+        v for v in [*moved.values(), *torch.utils._pytree.tree_leaves(moved_inputs)] if isinstance(v, torch.Tensor)
     ]
     if type(moved) is not type(state) or list(moved) != list(state):
         return "changes the mapping"
@@ -641,10 +573,7 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
             "requires_grad_() on an UninitializedParameter raises before the dry run",
         ),
         "moe-list": (
-            (
-                "leaves trainable experts[i].w1.weight×4, experts[i].w2.weight×4, "
-                "experts[i].w3.weight×4"
-            ),
+            ("leaves trainable experts[i].w1.weight×4, experts[i].w2.weight×4, experts[i].w3.weight×4"),
             "experts in a plain list are not submodules",
         ),
     },
@@ -714,17 +643,11 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
             "T5LayerNorm has no reset_parameters()",
         ),
         "transformer": (
-            (
-                "leaves 4 of 27: MultiheadAttention.in_proj_bias×2, "
-                "MultiheadAttention.in_proj_weight×2"
-            ),
+            ("leaves 4 of 27: MultiheadAttention.in_proj_bias×2, MultiheadAttention.in_proj_weight×2"),
             _MHA,
         ),
         "vit": (
-            (
-                "leaves 6 of 36: LayerScale.gamma×4, VisionTransformer.cls_token, "
-                "VisionTransformer.pos_embed"
-            ),
+            ("leaves 6 of 36: LayerScale.gamma×4, VisionTransformer.cls_token, VisionTransformer.pos_embed"),
             "LayerScale and VisionTransformer own Parameters but have no reset_parameters()",
         ),
         "weight-norm": (
@@ -783,10 +706,7 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
             "no branch for nn.RNNBase (the embedding is reached through the tied decoder)",
         ),
         "meta-half": (
-            (
-                "leaves 3 of 15: Embedding.weight, MultiheadAttention.in_proj_bias, "
-                "MultiheadAttention.in_proj_weight"
-            ),
+            ("leaves 3 of 15: Embedding.weight, MultiheadAttention.in_proj_bias, MultiheadAttention.in_proj_weight"),
             "no branch for nn.Embedding or nn.MultiheadAttention's in_proj_weight",
         ),
         "noisy-router": (
@@ -823,10 +743,7 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
             "no branch for nn.Embedding or nn.MultiheadAttention's in_proj_weight",
         ),
         "vit": (
-            (
-                "leaves 6 of 36: LayerScale.gamma×4, VisionTransformer.cls_token, "
-                "VisionTransformer.pos_embed"
-            ),
+            ("leaves 6 of 36: LayerScale.gamma×4, VisionTransformer.cls_token, VisionTransformer.pos_embed"),
             "LayerScale.gamma, cls_token and pos_embed belong to no Linear",
         ),
         "vq-ema": (
@@ -844,17 +761,11 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
     },
     "materialize_from_meta": {
         "bert": (
-            (
-                "garbage buffers BertEmbeddings.position_ids, BertEmbeddings.token_type_ids; "
-                "forward raises IndexError"
-            ),
+            ("garbage buffers BertEmbeddings.position_ids, BertEmbeddings.token_type_ids; forward raises IndexError"),
             "both are computed in __init__ and BERT has no init_buffers()",
         ),
         "darts": (
-            (
-                "leaves on meta DartsNetwork.alphas_normal, DartsNetwork.alphas_reduce; "
-                "forward raises RuntimeError"
-            ),
+            ("leaves on meta DartsNetwork.alphas_normal, DartsNetwork.alphas_reduce; forward raises RuntimeError"),
             "to_empty() moves registered tensors only",
         ),
         "ddp": (
@@ -904,16 +815,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         ),
         "lstm-lm": (
             "unties [['decoder.weight', 'encoder.weight']]",
-            (
-                "to_empty() gives each name its own Parameter; RNNModel ties in __init__ and has no "
-                "tie_weights() method"
-            ),
+            ("to_empty() gives each name its own Parameter; RNNModel ties in __init__ and has no tie_weights() method"),
         ),
         "moe-list": (
-            (
-                "leaves on meta experts[i].w1.weight×4, experts[i].w2.weight×4, "
-                "experts[i].w3.weight×4"
-            ),
+            ("leaves on meta experts[i].w1.weight×4, experts[i].w2.weight×4, experts[i].w3.weight×4"),
             "to_empty() does not reach modules in a plain list",
         ),
         "noisy-router": (
@@ -925,12 +830,8 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
             "orthogonal() checks _is_orthogonal(weight) with Tensor.item()",
         ),
         "prune": (
-            (
-                "leaves garbage in Linear.weight_orig; garbage buffers Linear.weight_mask; "
-                "leaves on meta Linear.weight"
-            ),
-            _HOOKED
-            + "; no reset recomputes the mask; the plain weight stays on meta until forward",
+            ("leaves garbage in Linear.weight_orig; garbage buffers Linear.weight_mask; leaves on meta Linear.weight"),
+            _HOOKED + "; no reset recomputes the mask; the plain weight stays on meta until forward",
         ),
         "qat": (
             (
@@ -977,10 +878,7 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
             "T5LayerNorm has no reset_parameters() (the shared embedding stays shared)",
         ),
         "vit": (
-            (
-                "leaves garbage in LayerScale.gamma×4, VisionTransformer.cls_token, "
-                "VisionTransformer.pos_embed"
-            ),
+            ("leaves garbage in LayerScale.gamma×4, VisionTransformer.cls_token, VisionTransformer.pos_embed"),
             "no reset_parameters() on LayerScale or VisionTransformer",
         ),
         "vq-ema": (
@@ -988,17 +886,11 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
             "the EMA codebook is drawn in __init__; Quantize has no reset",
         ),
         "weight-norm": (
-            (
-                "leaves garbage in ParametrizationList.original0×2, "
-                "ParametrizationList.original1×2"
-            ),
+            ("leaves garbage in ParametrizationList.original0×2, ParametrizationList.original1×2"),
             _PARAMETRIZED,
         ),
         "weight-norm-hook": (
-            (
-                "leaves garbage in Conv1d.weight_g×4, Conv1d.weight_v×4; "
-                "leaves on meta Conv1d.weight×4"
-            ),
+            ("leaves garbage in Conv1d.weight_g×4, Conv1d.weight_v×4; leaves on meta Conv1d.weight×4"),
             _HOOKED + "; the plain weight stays on meta until forward",
         ),
     },
@@ -1067,14 +959,8 @@ def recipe_outcomes(measure: bool = False) -> dict[str, dict[str, str]]:
     """{recipe: {model: outcome}} for every recipe and zoo model: the documented table, or measured
     now with measure=True. An outcome of "ok" or "ok: ..." means the recipe holds on that model."""
     if measure:
-        return {
-            recipe: {name: probe(name) for name in NAMES}
-            for recipe, probe in PROBES.items()
-        }
-    return {
-        recipe: {name: EXPECTED[recipe].get(name, ("ok", ""))[0] for name in NAMES}
-        for recipe in PROBES
-    }
+        return {recipe: {name: probe(name) for name in NAMES} for recipe, probe in PROBES.items()}
+    return {recipe: {name: EXPECTED[recipe].get(name, ("ok", ""))[0] for name in NAMES} for recipe in PROBES}
 
 
 def holds(outcome: str) -> bool:
@@ -1087,9 +973,7 @@ def summary(recipe: str) -> str:
     stops = [name for name, outcome in outcomes.items() if not holds(outcome)]
     text = f"holds on {len(outcomes) - len(stops)} of {len(outcomes)} zoo models"
     if stops:
-        text += "; stops on " + "; ".join(
-            f"{n} ({EXPECTED[recipe][n][1]})" for n in stops
-        )
+        text += "; stops on " + "; ".join(f"{n} ({EXPECTED[recipe][n][1]})" for n in stops)
     return text
 
 
@@ -1109,9 +993,7 @@ def test_recipe_outcomes(recipe):
 def test_summary_quotes_the_table():
     assert summary("to_device") == f"holds on {len(NAMES)} of {len(NAMES)} zoo models"
     text = summary("count_parameters")
-    assert text.startswith(
-        f"holds on {len(NAMES) - 3} of {len(NAMES)} zoo models; stops on darts ("
-    )
+    assert text.startswith(f"holds on {len(NAMES) - 3} of {len(NAMES)} zoo models; stops on darts (")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1125,9 +1007,7 @@ def test_written_as_their_code_bases_write_them():
     assert gpt2.lm_head.weight is gpt2.transformer.wte.weight
     assert gpt2.state_dict()["transformer.h.0.attn.bias"].dtype == torch.bool
     llama = built("llama").model.layers[0].self_attn
-    assert (
-        llama.k_proj.out_features < llama.q_proj.out_features
-    )  # grouped-query attention
+    assert llama.k_proj.out_features < llama.q_proj.out_features  # grouped-query attention
     assert recipes.tied_groups(built("t5")) == {
         frozenset(
             {
@@ -1138,10 +1018,7 @@ def test_written_as_their_code_bases_write_them():
         )
     }
     fpn = built("fpn")
-    assert (
-        fpn.lateral_convs[0] is fpn.fpn_lateral4
-        and fpn.output_convs[-1] is fpn.fpn_output2
-    )
+    assert fpn.lateral_convs[0] is fpn.fpn_lateral4 and fpn.output_convs[-1] is fpn.fpn_output2
     resnet = built("resnet")
     assert not resnet.layer1[0].bn2.weight.any() and resnet.layer1[0].bn1.weight.all()
     assert built("darts").arch_parameters()[0] is built("darts").alphas_normal

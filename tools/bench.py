@@ -99,12 +99,8 @@ def page_figures(html: Path = HTML) -> dict[str, tuple[int, float]]:
 
     figures = {}
     with served_site() as base, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=CHROMIUM_ARGS
-        )
-        tab = Tab(
-            browser
-        )  # one warm tab, its cache off: every load fetches every asset
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        tab = Tab(browser)  # one warm tab, its cache off: every load fetches every asset
         for page_path in site_pages(html):
             sizes, times = [], []
             for _ in range(LOADS):
@@ -207,9 +203,7 @@ def main(argv: list[str]) -> int:
         build = [*JB, "--path-output", out]
         clean = timed(build)
         noop = timed(build)
-    lines.append(
-        row("clean site build (English)", f"{clean:.1f} s", "<= 30 s", clean <= 30)
-    )
+    lines.append(row("clean site build (English)", f"{clean:.1f} s", "<= 30 s", clean <= 30))
     lines.append(row("no-op rebuild", f"{noop:.1f} s", "<= 5 s", noop <= 5))
     figures = page_figures()
     dcl = statistics.median(t for _, t in figures.values())
@@ -251,9 +245,7 @@ def main(argv: list[str]) -> int:
                 )
             )
         for name, seconds in notebook_seconds().items():
-            lines.append(
-                row(f"execute {name} (1 kernel)", f"{seconds:.1f} s", "", None)
-            )
+            lines.append(row(f"execute {name} (1 kernel)", f"{seconds:.1f} s", "", None))
     print("\n".join(lines))
     return 0
 

@@ -87,24 +87,15 @@ def _can_use_apt() -> list[str] | None:
     os_release = Path("/etc/os-release")
     if shutil.which("apt-get") is None or not os_release.exists():
         return None
-    fields = dict(
-        line.split("=", 1)
-        for line in os_release.read_text().splitlines()
-        if "=" in line
-    )
-    family = {fields.get("ID", "").strip('"')} | set(
-        fields.get("ID_LIKE", "").strip('"').split()
-    )
+    fields = dict(line.split("=", 1) for line in os_release.read_text().splitlines() if "=" in line)
+    family = {fields.get("ID", "").strip('"')} | set(fields.get("ID_LIKE", "").strip('"').split())
     if not family & {"debian", "ubuntu"}:
         return None
     if os.geteuid() == 0:
         return []
     if (
         shutil.which("sudo")
-        and subprocess.run(
-            ["sudo", "-n", "true"], check=False, capture_output=True
-        ).returncode
-        == 0
+        and subprocess.run(["sudo", "-n", "true"], check=False, capture_output=True).returncode == 0
     ):
         return ["sudo", "-n"]
     return None
@@ -114,9 +105,7 @@ def has_korean_font() -> bool:
     """Whether fontconfig knows a font with Hangul (the Korean pages' line-break tests need one)."""
     if shutil.which("fc-list") is None:
         return True  # not a fontconfig system (macOS): its system fonts carry Hangul
-    out = subprocess.run(
-        ["fc-list", ":lang=ko", "family"], check=False, capture_output=True, text=True
-    )
+    out = subprocess.run(["fc-list", ":lang=ko", "family"], check=False, capture_output=True, text=True)
     return bool(out.stdout.strip())
 
 
@@ -128,9 +117,7 @@ def install_korean_font() -> None:
         return
     print("No Hangul font found: installing Debian's fonts-noto-cjk with apt-get.")
     apt = [*prefix, "env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "-qq"]
-    if subprocess.run(
-        [*apt, "install", "-y", "fonts-noto-cjk"], check=False
-    ).returncode:
+    if subprocess.run([*apt, "install", "-y", "fonts-noto-cjk"], check=False).returncode:
         subprocess.run([*apt, "update"], check=False)
         subprocess.run([*apt, "install", "-y", "fonts-noto-cjk"], check=False)
 
@@ -151,16 +138,11 @@ def install() -> int:
         apt = [*prefix, "env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "-qq"]
         ok = (
             subprocess.run([*apt, "update"], check=False).returncode == 0
-            and subprocess.run(
-                [*apt, "install", "-y", "chromium", "fonts-noto-cjk"], check=False
-            ).returncode
-            == 0
+            and subprocess.run([*apt, "install", "-y", "chromium", "fonts-noto-cjk"], check=False).returncode == 0
         )
         if ok and chromium_executable() is not None:
             return 0
-        print(
-            "apt-get could not install chromium; trying Playwright's managed browser."
-        )
+        print("apt-get could not install chromium; trying Playwright's managed browser.")
     if managed_chromium() is None:
         print("No Chromium found: installing Playwright's managed Chromium.")
         playwright = Path(sys.executable).with_name("playwright")
@@ -178,9 +160,7 @@ def main(argv: list[str]) -> int:
     if problem:
         print(problem, file=sys.stderr)
         return 1
-    print(
-        chromium_executable() or f"Playwright's managed Chromium: {managed_chromium()}"
-    )
+    print(chromium_executable() or f"Playwright's managed Chromium: {managed_chromium()}")
     return 0
 
 

@@ -76,9 +76,7 @@ def execute(path: Path, timeout: int) -> float:
     nb = nbformat.read(path, as_version=4)
     env_device = os.environ.get("BOOK_DEVICE")
     if env_device:
-        print(
-            f"note: BOOK_DEVICE={env_device} is set; stored outputs should come from CPU runs"
-        )
+        print(f"note: BOOK_DEVICE={env_device} is set; stored outputs should come from CPU runs")
     elapsed = run(nb, path, timeout)
     normalise(nb)
     nbformat.write(nb, path)

@@ -118,18 +118,13 @@ def measure(device: torch.device) -> list[dict]:
         ("256 rows: loop of 512 small operations", loop * 1e6, "µs"),
         ("256 rows: one batched operation", batched * 1e6, "µs"),
     ]
-    return [
-        {"what": what, "value": float(value), "unit": unit}
-        for what, value, unit in rows
-    ]
+    return [{"what": what, "value": float(value), "unit": unit} for what, value, unit in rows]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="where to write the JSON record")
-    parser.add_argument(
-        "--nbval", type=Path, help="JSON of per-notebook nbval results to include"
-    )
+    parser.add_argument("--nbval", type=Path, help="JSON of per-notebook nbval results to include")
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
         print(

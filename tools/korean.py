@@ -111,9 +111,7 @@ def load_english(chapter: str) -> dict:
     return json.loads((EN_NOTEBOOKS / f"{chapter}.ipynb").read_text(encoding="utf-8"))
 
 
-def audit(
-    chapter: str, nb: dict | None = None, store: list[dict] | None = None
-) -> dict:
+def audit(chapter: str, nb: dict | None = None, store: list[dict] | None = None) -> dict:
     """Which units of a chapter are current, stale or missing, and which entries are orphans."""
     nb = load_english(chapter) if nb is None else nb
     store = load_store(chapter) if store is None else store
@@ -157,15 +155,11 @@ def with_checker_note(text: str) -> str:
         while at < len(lines) and lines[at].strip():
             at += 1
     rest = lines[at:]
-    return "\n".join(
-        lines[:at] + ["", CHECKER_NOTE] + ([""] if rest and rest[0] else []) + rest
-    )
+    return "\n".join(lines[:at] + ["", CHECKER_NOTE] + ([""] if rest and rest[0] else []) + rest)
 
 
 def has_checkers(nb: dict) -> bool:
-    return any(
-        "exercise-check" in c.get("metadata", {}).get("tags", []) for c in nb["cells"]
-    )
+    return any("exercise-check" in c.get("metadata", {}).get("tags", []) for c in nb["cells"])
 
 
 # --- Figures drawn with Korean labels ---------------------------------------------------------------
@@ -173,10 +167,7 @@ def has_checkers(nb: dict) -> bool:
 FIGURES_DIR = KO_BOOK / "figures"
 # The Korean edition's sans-serif stack (book/_static/book.css): the reader's own Hangul font renders
 # the figures' text, as it renders the pages'.
-KOREAN_FONTS = (
-    "'Noto Sans KR', 'Noto Sans CJK KR', 'Apple SD Gothic Neo', 'Malgun Gothic', 'NanumGothic', "
-    "sans-serif"
-)
+KOREAN_FONTS = "'Noto Sans KR', 'Noto Sans CJK KR', 'Apple SD Gothic Neo', 'Malgun Gothic', 'NanumGothic', sans-serif"
 
 
 @dataclass
@@ -195,9 +186,7 @@ class KoreanFigure:
     # the English figure drawn again from `data` must match the stored PNG: the share of pixels that
     # differ by more than a trace of antialiasing (0: the same pixels)
     tolerance: float = 0.0
-    names: set[str] = field(
-        default_factory=set
-    )  # Latin words the Korean figure may still show
+    names: set[str] = field(default_factory=set)  # Latin words the Korean figure may still show
 
     @property
     def path(self) -> Path:
@@ -247,10 +236,7 @@ def _loglog_data(x_name: str, series: list[str], scale: float, device: bool):
         columns = _log_columns(frame, xs)
         colours = [(31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40)]
         rows = [
-            _marker_rows(
-                image, frame, columns, colours[i], colours[:i] + colours[i + 1 :]
-            )
-            for i in range(len(series))
+            _marker_rows(image, frame, columns, colours[i], colours[:i] + colours[i + 1 :]) for i in range(len(series))
         ]
         ticks = _decade_ticks(image, frame)
         if len(ticks) < 2:
@@ -259,10 +245,7 @@ def _loglog_data(x_name: str, series: list[str], scale: float, device: bool):
 
         def names_for(top: int, factor: float = 1.0, kind: str = "cpu") -> dict:
             values = {
-                name: [
-                    factor * 10 ** (top - (y - ticks[0]) / per_decade) / scale
-                    for y in ys
-                ]
+                name: [factor * 10 ** (top - (y - ticks[0]) / per_decade) / scale for y in ys]
                 for name, ys in zip(series, rows, strict=True)
             }
             return {x_name: xs, "device": types.SimpleNamespace(type=kind), **values}
@@ -278,9 +261,7 @@ def _loglog_data(x_name: str, series: list[str], scale: float, device: bool):
         names = names_for(top)
         # the scale: move every value until the drawn decade ticks sit where the English ones do
         mine = _pixels(_draw(nb, figure, names, "png"))
-        shift = float(
-            np.mean(np.array(ticks) - np.array(_decade_ticks(mine, _frame(mine))))
-        )
+        shift = float(np.mean(np.array(ticks) - np.array(_decade_ticks(mine, _frame(mine)))))
         names = names_for(top, 10 ** (shift / per_decade))
         if device:
             kinds = ["cpu", "cuda", "mps", "xpu"]
@@ -331,9 +312,7 @@ def _log_columns(frame, xs) -> list[int]:
     span = high - low
     low, high = low - 0.05 * span, high + 0.05 * span
     left, right = frame[2], frame[3]
-    return [
-        round(left + (math.log10(x) - low) / (high - low) * (right - left)) for x in xs
-    ]
+    return [round(left + (math.log10(x) - low) / (high - low) * (right - left)) for x in xs]
 
 
 def _legend_box(image, frame):
@@ -405,9 +384,7 @@ def _marker_rows(image, frame, columns, colour, others) -> list[float]:
                 rows[i] = float(slope * columns[i] + intercept)
                 break
         if rows[i] is None:
-            raise ValueError(
-                f"cannot place the marker of colour {colour} at column {columns[i]}"
-            )
+            raise ValueError(f"cannot place the marker of colour {colour} at column {columns[i]}")
     return rows
 
 
@@ -428,17 +405,13 @@ def _decade_ticks(image, frame) -> list[float]:
 def _rc(nb: dict) -> dict:
     """The matplotlib settings of the notebook's setup cell (`plt.rcParams.update({...})`)."""
     for cell in nb["cells"]:
-        found = re.search(
-            r"plt\.rcParams\.update\((\{.*?\})\)", source(cell), re.DOTALL
-        )
+        found = re.search(r"plt\.rcParams\.update\((\{.*?\})\)", source(cell), re.DOTALL)
         if cell["cell_type"] == "code" and found:
             return ast.literal_eval(found.group(1))
     return {}
 
 
-def _draw(
-    nb: dict, figure: KoreanFigure, names: dict, kind: str, korean_font: str = ""
-) -> bytes:
+def _draw(nb: dict, figure: KoreanFigure, names: dict, kind: str, korean_font: str = "") -> bytes:
     """The figure cell run on `names`: a retina PNG as the notebook stored it, or the Korean SVG."""
     import matplotlib
 
@@ -518,9 +491,7 @@ FIGURES = [
             ),
         ],
         keep=r"[-−+.,\d\s]*|\$.*\$|tanh|ReLU",
-        data=_cells_data(
-            "import math\nimport torch\nfrom torch import nn", ["init-063", "init-064"]
-        ),
+        data=_cells_data("import math\nimport torch\nfrom torch import nn", ["init-063", "init-064"]),
         names={"Xavier", "Kaiming", "tanh", "ReLU"},
     ),
     KoreanFigure(
@@ -539,9 +510,7 @@ FIGURES = [
                 lambda m: f"{DEVICE_NAMES.get(m.group(1), m.group(1))}에서 직접 측정",
             ),
         ],
-        data=_loglog_data(
-            "row_counts", ["loop_times", "batched_times"], 1e6, device=True
-        ),
+        data=_loglog_data("row_counts", ["loop_times", "batched_times"], 1e6, device=True),
         tolerance=0.01,
         names={"CPU", "CUDA", "GPU", "MPS", "XPU", "Apple", "Intel", "k", "µs"},
     ),
@@ -591,19 +560,11 @@ def with_korean_figure(cell: dict, figure: KoreanFigure) -> bool:
 def hangul_font() -> str:
     """A Hangul font file for the layout of the figures' text (only `figures` needs one)."""
     try:
-        listed = subprocess.run(
-            ["fc-list", ":lang=ko", "file"], capture_output=True, text=True, check=False
-        ).stdout
+        listed = subprocess.run(["fc-list", ":lang=ko", "file"], capture_output=True, text=True, check=False).stdout
     except FileNotFoundError:
         listed = ""
-    files = sorted(
-        line.split(":")[0].strip() for line in listed.splitlines() if line.strip()
-    )
-    preferred = [
-        f
-        for f in files
-        if re.search(r"NotoSansCJK|NanumGothic\.ttf|NanumBarunGothic\.ttf", f)
-    ]
+    files = sorted(line.split(":")[0].strip() for line in listed.splitlines() if line.strip())
+    preferred = [f for f in files if re.search(r"NotoSansCJK|NanumGothic\.ttf|NanumBarunGothic\.ttf", f)]
     if not (preferred or files):
         raise SystemExit(
             "no Hangul font found (fc-list :lang=ko): install one to lay out the Korean labels, "
@@ -629,11 +590,7 @@ def draw_figures() -> None:
         png = base64.b64decode(cell["outputs"][index]["data"]["image/png"])
         names = figure.data(nb, png, figure)
         english, drawn = _pixels(png), _pixels(_draw(nb, figure, names, "png"))
-        differ = (
-            1.0
-            if english.shape != drawn.shape
-            else float((np.abs(english - drawn).max(axis=2) > 60).mean())
-        )
+        differ = 1.0 if english.shape != drawn.shape else float((np.abs(english - drawn).max(axis=2) > 60).mean())
         if differ > figure.tolerance:
             raise SystemExit(
                 f"{figure.chapter} cell {figure.cell}: the data does not draw the English figure "
@@ -649,9 +606,7 @@ def draw_figures() -> None:
             f"by tools/korean.py figures, from the English figure with sha256 {png_digest} -->\n"
         )
         figure.path.write_text(header + svg, encoding="utf-8")
-        print(
-            f"{figure.path.relative_to(ROOT)}: {differ:.2%} of the English pixels differ when redrawn"
-        )
+        print(f"{figure.path.relative_to(ROOT)}: {differ:.2%} of the English pixels differ when redrawn")
 
 
 def korean_notebook(chapter: str) -> dict:
@@ -676,9 +631,7 @@ def korean_notebook(chapter: str) -> dict:
                 cell["metadata"]["mystnb"]["figure"]["caption"] = entry["ko"].strip()
         if cell["cell_type"] == "code" and cell["id"] in figures:
             with_korean_figure(cell, figures[cell["id"]])
-    nb["metadata"].setdefault("book", {})["translation_of"] = (
-        f"notebooks/{chapter}.ipynb"
-    )
+    nb["metadata"].setdefault("book", {})["translation_of"] = f"notebooks/{chapter}.ipynb"
     nb["metadata"]["book"]["language"] = "ko"
     return nb
 
@@ -703,12 +656,8 @@ def korean_config() -> tuple[dict, dict]:
     sphinx = config["sphinx"]
     # local extension folders are found relative to the config file, which lives in _build/ko
     sphinx["local_extensions"] = {
-        name: str(Path("..", "..", path))
-        for name, path in sphinx["local_extensions"].items()
-    } | {
-        name: str(Path("..", "..", path))
-        for name, path in overrides["local_extensions"].items()
-    }
+        name: str(Path("..", "..", path)) for name, path in sphinx["local_extensions"].items()
+    } | {name: str(Path("..", "..", path)) for name, path in overrides["local_extensions"].items()}
     sphinx["config"] |= overrides["sphinx_config"]
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     toc["root"] = "book/ko/intro"
@@ -791,9 +740,7 @@ def pending(chapter: str) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "command", choices=["build", "publish", "status", "pending", "figures"]
-    )
+    parser.add_argument("command", choices=["build", "publish", "status", "pending", "figures"])
     parser.add_argument("chapter", nargs="?")
     args = parser.parse_args()
     if args.command == "build":

@@ -68,14 +68,8 @@ def release(version: str) -> str:
 def local_device() -> str:
     if os.environ.get("BOOK_DEVICE"):
         return os.environ["BOOK_DEVICE"].split(":")[0]
-    probe = (
-        "import torch\n"
-        "a = torch.accelerator\n"
-        "print(a.current_accelerator().type if a.is_available() else 'cpu')\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
-    )
+    probe = "import torch\na = torch.accelerator\nprint(a.current_accelerator().type if a.is_available() else 'cpu')\n"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     return out.stdout.strip()
 
 
@@ -97,9 +91,7 @@ def parse_junit(path: Path) -> dict[str, dict]:
         match = re.search(r"([^./\\]+)\.ipynb$", case.get("classname", ""))
         if not match:
             continue
-        run = runs.setdefault(
-            match.group(1), {"cells": 0, "failed": [], "seconds": 0.0}
-        )
+        run = runs.setdefault(match.group(1), {"cells": 0, "failed": [], "seconds": 0.0})
         run["cells"] += 1
         run["seconds"] += float(case.get("time", 0))
         if case.find("failure") is not None or case.find("error") is not None:
@@ -148,16 +140,12 @@ def main(argv: list[str] | None = None) -> int:
         help="junit XML of nbval runs (or an nbval.json summary)",
     )
     parser.add_argument("--mode", choices=["strict", "lax"])
-    parser.add_argument(
-        "--device", help="cpu, cuda, mps, ... (default: this machine's)"
-    )
+    parser.add_argument("--device", help="cpu, cuda, mps, ... (default: this machine's)")
     parser.add_argument("--device-name", dest="device_name")
     parser.add_argument("--torch", help="the torch release the run used")
     parser.add_argument("--python")
     parser.add_argument("--date", help="YYYY-MM-DD (default: today, UTC)")
-    parser.add_argument(
-        "--env", help="JSON file with the environment of a run made elsewhere"
-    )
+    parser.add_argument("--env", help="JSON file with the environment of a run made elsewhere")
     parser.add_argument("--records", type=Path, default=RECORDS)
     parser.add_argument("--notebooks", type=Path, default=NOTEBOOKS)
     args = parser.parse_args(argv)
@@ -186,9 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     record["date"] = max(entry["date"] for entry in record["notebooks"].values())
     target.write_text(json.dumps(record, indent=1) + "\n")
     failed = sum(bool(r["failed"]) for r in runs.values())
-    print(
-        f"recorded {len(runs)} notebooks ({failed} failing) in {os.path.relpath(target)}"
-    )
+    print(f"recorded {len(runs)} notebooks ({failed} failing) in {os.path.relpath(target)}")
     return 0
 
 

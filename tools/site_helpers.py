@@ -49,10 +49,7 @@ def served_site() -> Iterator[str]:
 
 def is_local(url: str) -> bool:
     parsed = urlparse(url)
-    return (
-        parsed.scheme in {"data", "blob", "about", "file"}
-        or parsed.hostname == "127.0.0.1"
-    )
+    return parsed.scheme in {"data", "blob", "about", "file"} or parsed.hostname == "127.0.0.1"
 
 
 def site_pages(html: Path = HTML) -> list[str]:
@@ -105,16 +102,12 @@ class Tab:
         cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
         self.current: PageLoad | None = None
         page = self.page
-        page.on(
-            "console", lambda message: self.current and self.current._console(message)
-        )
+        page.on("console", lambda message: self.current and self.current._console(message))
         page.on(
             "pageerror",
             lambda exc: self.current and self.current.console_errors.append(str(exc)),
         )
-        page.on(
-            "request", lambda request: self.current and self.current._started(request)
-        )
+        page.on("request", lambda request: self.current and self.current._started(request))
         page.on(
             "requestfailed",
             lambda request: self.current and self.current._failed(request),
@@ -145,11 +138,7 @@ class PageLoad:
 
     def __init__(self, target, url: str, *, viewport=(1280, 800), color_scheme="light"):
         self._own = not isinstance(target, Tab)
-        tab = (
-            Tab(target, viewport=viewport, color_scheme=color_scheme)
-            if self._own
-            else target
-        )
+        tab = Tab(target, viewport=viewport, color_scheme=color_scheme) if self._own else target
         self.tab = tab
         self.context = tab.context
         self.page = tab.page
@@ -160,9 +149,7 @@ class PageLoad:
         self.in_flight: set = set()
         if not self._own:
             tab.current = None
-            self.page.set_viewport_size(
-                {"width": tab.viewport[0], "height": tab.viewport[1]}
-            )
+            self.page.set_viewport_size({"width": tab.viewport[0], "height": tab.viewport[1]})
             self.page.emulate_media(color_scheme=tab.color_scheme)
         tab.current = self
         self.page.goto(url, wait_until="load")
@@ -182,9 +169,7 @@ class PageLoad:
         return sum(self.bodies.values())
 
     def dom_content_loaded_ms(self) -> float:
-        return self.page.evaluate(
-            "performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd"
-        )
+        return self.page.evaluate("performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd")
 
     def _console(self, message):
         if message.type == "error":

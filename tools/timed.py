@@ -46,10 +46,7 @@ def main(argv: list[str]) -> int:
     if other is not None and other.exists():
         base_wall, base_cpu = map(float, other.read_text().split())
         if base_wall > 0 and base_cpu > 0:
-            line += (
-                f" ({wall / base_wall:.1f}x the wall time and {cpu / base_cpu:.1f}x the CPU"
-                f" time of {versus})"
-            )
+            line += f" ({wall / base_wall:.1f}x the wall time and {cpu / base_cpu:.1f}x the CPU time of {versus})"
     print(f"[time] {line}", flush=True)
     return status
 

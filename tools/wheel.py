@@ -50,9 +50,7 @@ def _record_line(name: str, data: bytes) -> str:
 
 def build(outdir: Path) -> Path:
     """Write the wheel into outdir (replacing it only when its bytes change); return its path."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
-        "project"
-    ]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     info = f"inside_nn-{version()}.dist-info"
     files = {
         p.relative_to(ROOT).as_posix(): p.read_bytes()

@@ -47,14 +47,10 @@ def _fix_citation_list_role(app, pagename, templatename, context, doctree):
     # a list must contain list items (axe: aria-required-children), so drop the list role.
     body = context.get("body")
     if body:
-        context["body"] = body.replace(
-            '<div role="list" class="citation-list">', '<div class="citation-list">'
-        )
+        context["body"] = body.replace('<div role="list" class="citation-list">', '<div class="citation-list">')
         # myst-nb names every hidden-cell toggle "Toggle hidden content" while it shows "Show code
         # cell source" (axe: label-content-name-mismatch); the visible text is the better name.
-        context["body"] = context["body"].replace(
-            '<summary aria-label="Toggle hidden content">', "<summary>"
-        )
+        context["body"] = context["body"].replace('<summary aria-label="Toggle hidden content">', "<summary>")
 
 
 # The sidebar's expand toggle of a chapter with sections is an empty <summary> (a chevron marked
@@ -88,9 +84,7 @@ def _name_sidebar_toggles(app, pagename, templatename, context, doctree):
 
 def _figure_alt_text(app, doctree, docname):
     for figure in doctree.findall(nodes.figure):
-        caption = next(
-            (c for c in figure.children if isinstance(c, nodes.caption)), None
-        )
+        caption = next((c for c in figure.children if isinstance(c, nodes.caption)), None)
         if caption is None:
             continue
         text = " ".join(caption.astext().split())
@@ -105,9 +99,7 @@ def _figure_alt_text(app, doctree, docname):
 
 
 def _mathml(tex: str, display: bool) -> str:
-    markup = latex2mathml.converter.convert(
-        tex.strip(), display="block" if display else "inline"
-    )
+    markup = latex2mathml.converter.convert(tex.strip(), display="block" if display else "inline")
     # latex2mathml writes \operatorname{Var} as an operator and \sim as a plain tilde.
     markup = re.sub(r"<mo>([A-Za-z]{2,})</mo>", r"<mi>\1</mi>", markup)
     markup = markup.replace("<mi>&#x0007E;</mi>", "<mo>&#x0223C;</mo>")
@@ -116,9 +108,7 @@ def _mathml(tex: str, display: bool) -> str:
 
 
 def _visit_math(self, node):
-    self.body.append(
-        self.starttag(node, "span", "", CLASS="math notranslate nohighlight")
-    )
+    self.body.append(self.starttag(node, "span", "", CLASS="math notranslate nohighlight"))
     self.body.append(_mathml(node.astext(), display=False))
     self.body.append("</span>")
     raise nodes.SkipNode
@@ -132,9 +122,7 @@ def _visit_displaymath(self, node):
         self.add_permalink_ref(node, "Link to this equation")
         self.body.append("</span>")
     text = node.astext()
-    for part in (
-        [text] if node.get("nowrap") else [p for p in text.split("\n\n") if p.strip()]
-    ):
+    for part in [text] if node.get("nowrap") else [p for p in text.split("\n\n") if p.strip()]:
         self.body.append(_mathml(part, display=True))
     self.body.append("</div>\n")
     raise nodes.SkipNode
@@ -160,11 +148,7 @@ def _used_icon_names(outdir: Path) -> set[str]:
     for path in [*outdir.rglob("*.html"), *outdir.glob("_static/**/*.js")]:
         if "_sources" in path.parts:
             continue
-        names.update(
-            re.findall(
-                r"\bfa-[a-z0-9-]+", path.read_text(encoding="utf-8", errors="ignore")
-            )
-        )
+        names.update(re.findall(r"\bfa-[a-z0-9-]+", path.read_text(encoding="utf-8", errors="ignore")))
     return names
 
 
@@ -233,11 +217,7 @@ def _trim_assets(app, exception):
         return  # nothing changed since the last build
     trimmed = _trim_theme_css(css, used)
     (outdir / TRIMMED_CSS).write_text(trimmed, encoding="utf-8")
-    others = "".join(
-        p.read_text(encoding="utf-8")
-        for p in outdir.glob("_static/**/*.css")
-        if p.name != source.name
-    )
+    others = "".join(p.read_text(encoding="utf-8") for p in outdir.glob("_static/**/*.css") if p.name != source.name)
     codepoints = _glyphs(trimmed) | _glyphs(others)
     for name in _FONT_FILES:
         _subset_font(
@@ -256,11 +236,7 @@ def _drop_unused_assets(app, pagename, templatename, context, doctree):
     body = context.get("body", "")
     if 'class="sd-' not in body and " sd-" not in body:
         for key in ("css_files", "script_files"):
-            context[key] = [
-                a
-                for a in context.get(key, [])
-                if not str(getattr(a, "filename", a)).endswith(_DESIGN)
-            ]
+            context[key] = [a for a in context.get(key, []) if not str(getattr(a, "filename", a)).endswith(_DESIGN)]
 
 
 # --- Section numbers of a chapter's sub-pages ------------------------------------------------------
@@ -297,11 +273,7 @@ def _number_sub_pages_after_their_chapter(env) -> None:
         subs = [d for d in includes if (env.toc_secnumbers.get(d) or {}).get("")]
         if not prefix or not subs:
             continue
-        own = [
-            anchor
-            for anchor, number in numbers.items()
-            if anchor and number and len(number) > len(prefix)
-        ]
+        own = [anchor for anchor, number in numbers.items() if anchor and number and len(number) > len(prefix)]
         for anchor in own:
             numbers[anchor] = ()
         for ref in env.tocs[docname].findall(nodes.reference):
@@ -365,9 +337,7 @@ def setup(app):
     app.connect("html-page-context", _fix_citation_list_role, priority=900)
     app.connect("html-page-context", _name_sidebar_toggles, priority=900)
     app.connect("doctree-resolved", _figure_alt_text)
-    app.add_html_math_renderer(
-        "mathml", (_visit_math, None), (_visit_displaymath, None)
-    )
+    app.add_html_math_renderer("mathml", (_visit_math, None), (_visit_displaymath, None))
     app.connect("html-page-context", _drop_unused_assets)
     app.connect("build-finished", _trim_assets)
     app.connect("build-finished", _copybutton_in_korean)

@@ -43,9 +43,7 @@ def _add_switcher(app, pagename, templatename, context, doctree):
     edition = app.config.book_edition
     other = "ko" if edition == "en" else "en"
     href = switch_href(pagename, edition, Path(app.srcdir))
-    context["metatags"] = context.get("metatags", "") + (
-        f'\n<link rel="alternate" hreflang="{other}" href="{href}">'
-    )
+    context["metatags"] = context.get("metatags", "") + (f'\n<link rel="alternate" hreflang="{other}" href="{href}">')
     body = context.get("body")
     if body is not None and doctree is not None:
         nav = (

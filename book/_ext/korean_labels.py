@@ -80,9 +80,7 @@ SPHINX_LABELS = {
     "Link to this definition": "이 정의로 바로 가는 링크",
     "Link to this term": "이 용어로 바로 가는 링크",
     "Link to this toctree": "이 목차로 바로 가는 링크",
-    "Please activate JavaScript to enable the search functionality.": (
-        "검색 기능을 쓰려면 JavaScript를 켜세요."
-    ),
+    "Please activate JavaScript to enable the search functionality.": ("검색 기능을 쓰려면 JavaScript를 켜세요."),
     # hard-coded in sphinx-book-theme's templates; book/_templates wraps them in _()
     "Toggle primary sidebar": "목차 사이드바 열기/닫기",
     "Toggle secondary sidebar": "이 페이지의 목차 열기/닫기",
@@ -161,11 +159,7 @@ def _korean_buttons(app, pagename, templatename, context, doctree):
 
 def _korean_html_built(app, exception) -> bool:
     """Whether a build-finished hook has a Korean HTML site to rewrite."""
-    return (
-        exception is None
-        and app.config.language == "ko"
-        and app.builder.format == "html"
-    )
+    return exception is None and app.config.language == "ko" and app.builder.format == "html"
 
 
 def _korean_toggle_buttons(app, exception):
@@ -175,9 +169,7 @@ def _korean_toggle_buttons(app, exception):
     script = Path(app.outdir) / "_static" / "togglebutton.js"
     if script.exists():
         text = script.read_text(encoding="utf-8")
-        korean = text.replace(
-            'aria-label="Toggle hidden content"', 'aria-label="숨긴 내용 펼치기/접기"'
-        )
+        korean = text.replace('aria-label="Toggle hidden content"', 'aria-label="숨긴 내용 펼치기/접기"')
         if korean != text:
             script.write_text(korean, encoding="utf-8")
 
@@ -191,9 +183,7 @@ def _korean_search_messages(app, exception):
     if not script.exists():
         return
     text = script.read_text(encoding="utf-8")
-    start = text.index("Documentation.addTranslations(") + len(
-        "Documentation.addTranslations("
-    )
+    start = text.index("Documentation.addTranslations(") + len("Documentation.addTranslations(")
     end = text.rindex(");")
     catalog = json.loads(text[start:end])
     # the catalog also holds older spellings of a message, wrapped across lines

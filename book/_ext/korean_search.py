@@ -80,9 +80,7 @@ var Stemmer = function() {
     return word;
   };
 };
-""".replace("{particles}", json.dumps(PARTICLES, ensure_ascii=False)).replace(
-        "{min_stem}", str(MIN_STEM)
-    )
+""".replace("{particles}", json.dumps(PARTICLES, ensure_ascii=False)).replace("{min_stem}", str(MIN_STEM))
 )
 
 

@@ -45,11 +45,7 @@ def members(html: Path) -> list[tuple[Path, str]]:
     files = []
     for path in sorted(html.rglob("*")):
         rel = path.relative_to(html)
-        if (
-            not path.is_file()
-            or path.suffix in SKIP_SUFFIXES
-            or path.name in SKIP_NAMES
-        ):
+        if not path.is_file() or path.suffix in SKIP_SUFFIXES or path.name in SKIP_NAMES:
             continue
         if any(part.startswith(".") for part in rel.parts):
             continue
@@ -77,9 +73,7 @@ def write(html: Path) -> Path:
     if target.exists() and stamp.exists() and stamp.read_text() == key.hexdigest():
         return target
     partial = target.with_suffix(".zip.part")
-    with zipfile.ZipFile(
-        partial, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6
-    ) as zf:
+    with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
         for path, name in entries:
             info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED

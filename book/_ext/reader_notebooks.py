@@ -97,9 +97,7 @@ PLAIN_MARKDOWN = re.compile(r"\[([^\]]*)\]\(([^)]*)\)")
 def site_url(root: Path = ROOT) -> str:
     """The published site, from _config.yml's repository (github.com/OWNER/NAME -> OWNER.github.io/NAME/)."""
     text = (root / "_config.yml").read_text(encoding="utf-8")
-    url = re.search(
-        r"^\s+url:\s*https://github\.com/([\w.-]+)/([\w.-]+)", text, re.MULTILINE
-    )
+    url = re.search(r"^\s+url:\s*https://github\.com/([\w.-]+)/([\w.-]+)", text, re.MULTILINE)
     owner, name = url.group(1), url.group(2)
     return f"https://{owner}.github.io/{name}/"
 
@@ -124,9 +122,7 @@ class Target:
     text: str  # what a link with no text of its own shows
 
     def url(self, base: str) -> str:
-        return (
-            f"{base}{self.page}#{self.anchor}" if self.anchor else f"{base}{self.page}"
-        )
+        return f"{base}{self.page}#{self.anchor}" if self.anchor else f"{base}{self.page}"
 
 
 def source_path(stem: str, edition: str, folder: Path) -> Path:
@@ -134,9 +130,7 @@ def source_path(stem: str, edition: str, folder: Path) -> Path:
 
 
 def page_of(stem: str, edition: str) -> str:
-    return (
-        f"notebooks/{stem}.html" if edition == "en" else f"ko/notebooks/ko/{stem}.html"
-    )
+    return f"notebooks/{stem}.html" if edition == "en" else f"ko/notebooks/ko/{stem}.html"
 
 
 def label_map(edition: str, root: Path = ROOT, folder: Path | None = None) -> dict:
@@ -152,14 +146,10 @@ def label_map(edition: str, root: Path = ROOT, folder: Path | None = None) -> di
             for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
                 source = "".join(cell["source"])
                 if cell["cell_type"] == "code":
-                    name = (
-                        cell["metadata"].get("mystnb", {}).get("figure", {}).get("name")
-                    )
+                    name = cell["metadata"].get("mystnb", {}).get("figure", {}).get("name")
                     if name:
                         figures += 1
-                        labels[name] = Target(
-                            page, name, f"{words['figure']} {number}.{figures}"
-                        )
+                        labels[name] = Target(page, name, f"{words['figure']} {number}.{figures}")
                     continue
                 for match in LABEL.finditer(source):
                     heading = HEADING.match(source, match.end())
@@ -172,9 +162,7 @@ def label_map(edition: str, root: Path = ROOT, folder: Path | None = None) -> di
                         option = re.search(r"^:label:\s*(\S+)", source, re.MULTILINE)
                         title = f"{words['exercise']} {number}.{exercises}"
                         if option:
-                            labels[option.group(1)] = Target(
-                                page, option.group(1), title
-                            )
+                            labels[option.group(1)] = Target(page, option.group(1), title)
     return labels
 
 
@@ -186,9 +174,7 @@ def citations(root: Path = ROOT) -> dict[str, str]:
         key = re.match(r"@\w+\{([^,]+),", entry.strip())
         if not key:
             continue
-        authors = re.search(r"author\s*=\s*\{(.*)\},?\s*$", entry, re.MULTILINE).group(
-            1
-        )
+        authors = re.search(r"author\s*=\s*\{(.*)\},?\s*$", entry, re.MULTILINE).group(1)
         year = re.search(r"year\s*=\s*\{(\d+)\}", entry).group(1)
         names = [a.split(",")[0].strip() for a in authors.split(" and ")]
         if len(names) > 2 or "others" in names:
@@ -218,9 +204,7 @@ class Converter:
             text = "; ".join(self.cites[k.strip()] for k in content.split(","))
             return f"[[{text}]({self.base}{self.bibliography()})]"
         explicit = EXPLICIT.match(content)
-        text, label = (
-            (explicit.group(1), explicit.group(2)) if explicit else (None, content)
-        )
+        text, label = (explicit.group(1), explicit.group(2)) if explicit else (None, content)
         if name == "doc":
             stem = Path(label).name
             page = page_of(stem, self.edition)
@@ -260,9 +244,7 @@ class Converter:
                 key, value = OPTION.match(body[0]).groups()
                 options[key] = value
                 body = body[1:]
-            out.extend(
-                self.directive(name, argument, options, "\n".join(body)).split("\n")
-            )
+            out.extend(self.directive(name, argument, options, "\n".join(body)).split("\n"))
             i = end + 1
         return "\n".join(out)
 
@@ -321,9 +303,7 @@ class Converter:
                         groups.append([])
             elif inside:
                 groups[-1].append(cell["id"])
-        return {
-            cid: (i, len(ids)) for ids in groups for i, cid in enumerate(ids, start=1)
-        }
+        return {cid: (i, len(ids)) for ids in groups for i, cid in enumerate(ids, start=1)}
 
     def convert(self, notebook: dict) -> dict:
         nb = copy.deepcopy(notebook)
@@ -336,15 +316,11 @@ class Converter:
                 pieces = []
                 position = 0
                 for marker in MARKER.finditer(source):
-                    pieces.append(
-                        self.prose(source[position : marker.start()], solution)
-                    )
+                    pieces.append(self.prose(source[position : marker.start()], solution))
                     if marker.group(2) == "start":
                         solution = self.exercise_numbers[marker.group(3)]
                         heading = self.words["solution"].format(number=solution)
-                        pieces.append(
-                            f"#### {heading}\n\n*{self.words['solution_note']}*"
-                        )
+                        pieces.append(f"#### {heading}\n\n*{self.words['solution_note']}*")
                     else:
                         solution = None
                     position = marker.end()
@@ -392,9 +368,7 @@ def write_all(out: Path, root: Path = ROOT, folder: Path | None = None) -> list[
     converters = {e: Converter(e, root, folder) for e in ("en", "ko")}
     written = []
     for edition, path in sources(root, folder):
-        reader = converters[edition].convert(
-            json.loads(path.read_text(encoding="utf-8"))
-        )
+        reader = converters[edition].convert(json.loads(path.read_text(encoding="utf-8")))
         target = out / path.relative_to(folder.parent)
         target.parent.mkdir(parents=True, exist_ok=True)
         text = dumps(reader)

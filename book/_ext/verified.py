@@ -24,9 +24,7 @@ RECORDS = ROOT / "book" / "records"
 STATUS_DOC = "book/status"
 BOX_CLASS = "verified-record"
 
-_spec = importlib.util.spec_from_file_location(
-    "book_record", ROOT / "tools" / "record.py"
-)
+_spec = importlib.util.spec_from_file_location("book_record", ROOT / "tools" / "record.py")
 _record = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_record)
 notebook_hash = _record.notebook_hash
@@ -95,14 +93,10 @@ def environment_label(env: dict, text: dict | None = None) -> str:
 
 
 def _and(items: list[str], word: str = "and") -> str:
-    return (
-        items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {word} " + items[-1]
-    )
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {word} " + items[-1]
 
 
-def chapter_state(
-    stem: str, current_hash: str, records: list[dict], text: dict | None = None
-):
+def chapter_state(stem: str, current_hash: str, records: list[dict], text: dict | None = None):
     """(passing groups, failing labels, stale labels, dates) of one notebook across the records."""
     text = text or TEXT["en"]
     groups: dict[tuple, list[str]] = {}
@@ -115,11 +109,7 @@ def chapter_state(
         if entry["hash"] != current_hash:
             stale.append(environment_label(env, text))
         elif entry["result"] != "pass":
-            failing.append(
-                text["env_failing"].format(
-                    env=environment_label(env, text), n=len(entry["failed_cells"])
-                )
-            )
+            failing.append(text["env_failing"].format(env=environment_label(env, text), n=len(entry["failed_cells"])))
         else:
             key = (device_label(env), MODE_NAMES[env["mode"]])
             groups.setdefault(key, []).append(env["torch"])
@@ -132,9 +122,7 @@ def _status_link(app, docname: str, text: str) -> nodes.Node:
     edition = getattr(app.config, "book_edition", "en")
     local = STATUS_DOC if edition == "en" else f"book/{edition}/status"
     if local in app.env.found_docs:
-        ref = addnodes.pending_xref(
-            "", refdomain="std", reftype="doc", reftarget="/" + local, refexplicit=True
-        )
+        ref = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget="/" + local, refexplicit=True)
     else:
         depth = len(Path(docname).parts) - 1
         ref = nodes.reference("", "", refuri="../" * (depth + 1) + STATUS_DOC + ".html")
@@ -205,27 +193,12 @@ def _summary(groups: dict, dates: list[str], text: dict) -> dict[str, str]:
     releases printed the outputs shown (strict runs); the status page lists every run."""
     releases = sorted({r for rs in groups.values() for r in rs}, key=_release_key)
     minor = [".".join(r.split(".")[:2]) for r in releases]
-    rng = (
-        minor[0]
-        if minor[0] == minor[-1]
-        else text["range"].format(first=minor[0], last=minor[-1])
-    )
+    rng = minor[0] if minor[0] == minor[-1] else text["range"].format(first=minor[0], last=minor[-1])
     devices = list(dict.fromkeys(device for device, _ in groups))
-    strict = [
-        r
-        for (_, mode), rs in groups.items()
-        if mode == MODE_NAMES["strict"]
-        for r in rs
-    ]
+    strict = [r for (_, mode), rs in groups.items() if mode == MODE_NAMES["strict"] for r in rs]
     first, last = min(dates), max(dates)
-    when = (
-        text["same_day"].format(day=last)
-        if first == last
-        else text["between"].format(first=first, last=last)
-    )
-    outputs = (
-        text["outputs"].format(releases=_and(strict, text["and"])) if strict else ""
-    )
+    when = text["same_day"].format(day=last) if first == last else text["between"].format(first=first, last=last)
+    outputs = text["outputs"].format(releases=_and(strict, text["and"])) if strict else ""
     return {
         "range": rng,
         "devices": _and(devices, text["and"]),
@@ -244,9 +217,7 @@ def _with_code(text: str) -> list[nodes.Node]:
     ]
 
 
-def verified_box(
-    stem: str, current_hash: str, records: list[dict], app=None, docname: str = ""
-) -> nodes.container:
+def verified_box(stem: str, current_hash: str, records: list[dict], app=None, docname: str = "") -> nodes.container:
     edition = getattr(app.config, "book_edition", "en") if app else "en"
     text = TEXT.get(edition, TEXT["en"])
     groups, failing, stale, dates = chapter_state(stem, current_hash, records, text)
@@ -297,10 +268,7 @@ class VerifiedStatus(SphinxDirective):
         self.env.verified_status_docs.add(self.env.docname)
         records = load_records()
         chapters = book_order(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
-        hashes = {
-            stem: notebook_hash(ROOT / "notebooks" / f"{stem}.ipynb")
-            for stem in chapters
-        }
+        hashes = {stem: notebook_hash(ROOT / "notebooks" / f"{stem}.ipynb") for stem in chapters}
 
         edition = getattr(self.config, "book_edition", "en")
         text = TEXT.get(edition, TEXT["en"])
@@ -317,9 +285,7 @@ class VerifiedStatus(SphinxDirective):
         header += self._entry(nodes.Text(text["chapter"]))
         for record in records:
             env = record["environment"]
-            header += self._entry(
-                _with_code(f"{environment_label(env, text)} ({record['date']})")
-            )
+            header += self._entry(_with_code(f"{environment_label(env, text)} ({record['date']})"))
         body = nodes.tbody()
         group += body
         for stem in chapters:
@@ -335,11 +301,7 @@ class VerifiedStatus(SphinxDirective):
             ref += nodes.inline(stem, stem)
             row += self._entry(ref)
             for record in records:
-                row += self._entry(
-                    nodes.Text(
-                        self._cell(record["notebooks"].get(stem), hashes[stem], text)
-                    )
-                )
+                row += self._entry(nodes.Text(self._cell(record["notebooks"].get(stem), hashes[stem], text)))
         legend = nodes.paragraph()
         legend += _with_code(text["legend"])
         return [table, legend]
@@ -362,9 +324,7 @@ class VerifiedStatus(SphinxDirective):
         if entry["result"] != "pass":
             if entry["cells"] is None:
                 return "✗"
-            return text["failed_of"].format(
-                failed=len(entry["failed_cells"]), cells=entry["cells"]
-            )
+            return text["failed_of"].format(failed=len(entry["failed_cells"]), cells=entry["cells"])
         if entry["seconds"] is None:
             return "✓"
         return f"✓ {entry['seconds']:.1f} s"

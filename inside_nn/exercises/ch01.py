@@ -73,9 +73,7 @@ class _TiedLM(nn.Module):
     def __init__(self, vocab=12, width=4):
         super().__init__()
         self.embedding = nn.Embedding(vocab, width)
-        self.block = nn.TransformerEncoderLayer(
-            width, 2, 8, dropout=0.0, batch_first=True
-        )
+        self.block = nn.TransformerEncoderLayer(width, 2, 8, dropout=0.0, batch_first=True)
         self.output = nn.Linear(width, vocab, bias=False)
         self.output.weight = self.embedding.weight
 
@@ -90,9 +88,7 @@ class _CausalMean(nn.Module):
         super().__init__()
         self.proj = nn.Linear(width, width)
         causal = torch.ones(max_len, max_len).tril()
-        self.register_buffer(
-            "causal", causal / causal.sum(1, keepdim=True), persistent=False
-        )
+        self.register_buffer("causal", causal / causal.sum(1, keepdim=True), persistent=False)
 
     def forward(self, X):
         return self.causal[: X.shape[1], : X.shape[1]] @ self.proj(X)
@@ -326,11 +322,7 @@ def _zoo(excluded=frozenset()):
     for name, spec in zoo.MODELS.items():
         if spec.traits & (_ZOO_EXCLUDED | set(excluded)):
             continue
-        dtype = (
-            torch.float32
-            if "half-buffer" in spec.traits
-            else FLOATS[len(families) % len(FLOATS)]
-        )
+        dtype = torch.float32 if "half-buffer" in spec.traits else FLOATS[len(families) % len(FLOATS)]
         families.append(
             _Family(
                 f"the zoo's `{name}` ({spec.about.split(':')[0]})",
@@ -364,9 +356,7 @@ def _seed_inputs():
 def _inputs(family):
     """The family's example inputs, floating ones in the model's dtype."""
     _seed_inputs()
-    return tuple(
-        x.to(family.dtype) if x.is_floating_point() else x for x in family.inputs()
-    )
+    return tuple(x.to(family.dtype) if x.is_floating_point() else x for x in family.inputs())
 
 
 def _run(answer, *args, where):
@@ -416,26 +406,18 @@ def _dtype_note(family):
 def _count_mistake(model, got):
     """Name the classic counting mistake that gives `got`, if one does."""
     expected = _reference_count_unique(model)
-    others = [
-        n for n, _ in model.named_parameters() if not n.endswith(("weight", "bias"))
-    ]
+    others = [n for n, _ in model.named_parameters() if not n.endswith(("weight", "bias"))]
 
     def tensors():
         return [t for t in model.state_dict().values() if isinstance(t, torch.Tensor)]
 
     candidates = [
         (
-            lambda: sum(
-                p.numel() for _, p in model.named_parameters(remove_duplicate=False)
-            ),
+            lambda: sum(p.numel() for _, p in model.named_parameters(remove_duplicate=False)),
             "you count a tied weight once per name, as state_dict() and remove_duplicate=False list it; parameters() lists it once",
         ),
         (
-            lambda: sum(
-                m_p.numel()
-                for m in model.modules()
-                for m_p in m.parameters(recurse=False)
-            ),
+            lambda: sum(m_p.numel() for m in model.modules() for m_p in m.parameters(recurse=False)),
             "a parameter shared by two modules is counted once per module; parameters() lists it once",
         ),
         (
@@ -455,11 +437,7 @@ def _count_mistake(model, got):
             "you counted tensors, not numbers: add up p.numel()",
         ),
         (
-            lambda: sum(
-                p.numel()
-                for n, p in model.named_parameters()
-                if n.endswith(("weight", "bias"))
-            ),
+            lambda: sum(p.numel() for n, p in model.named_parameters() if n.endswith(("weight", "bias"))),
             f"you count only names ending in weight or bias, so it misses `{', '.join(others[:3])}`; count every parameter",
         ),
         (
@@ -489,18 +467,12 @@ def check_count_unique(answer):
         before = ModelState(model)
         got = _run(answer, model, where=where)
         if isinstance(got, bool) or not isinstance(got, int):
-            raise Wrong(
-                f"✗ {where} count_unique returned an object of type {type(got).__name__}; return a Python int"
-            )
+            raise Wrong(f"✗ {where} count_unique returned an object of type {type(got).__name__}; return a Python int")
         if got != expected:
-            raise Wrong(
-                f"✗ {where} your count is {got}; expected {expected}{_count_mistake(model, got)}"
-            )
+            raise Wrong(f"✗ {where} your count is {got}; expected {expected}{_count_mistake(model, got)}")
         changed = before.difference(ModelState(model))
         if changed:
-            raise Wrong(
-                f"✗ {where} count_unique {changed}; counting should change nothing"
-            )
+            raise Wrong(f"✗ {where} count_unique {changed}; counting should change nothing")
     return (
         "✓ correct: matches the reference on small models and the zoo's architectures (ties, shared modules, "
         "buffers, frozen layers, cls_token/gamma names, parametrizations, a model without parameters), in "
@@ -512,9 +484,7 @@ def check_count_unique(answer):
 
 
 def _flags(model):
-    return [
-        (n, p.requires_grad) for n, p in model.named_parameters(remove_duplicate=False)
-    ]
+    return [(n, p.requires_grad) for n, p in model.named_parameters(remove_duplicate=False)]
 
 
 def _flags_of(state):
@@ -529,11 +499,9 @@ def check_freeze(answer):
         model = _build(family)
         path = _zoo_part(family.zoo_name, model) if family.zoo_name else family.part
         part = model.get_submodule(path)
-        where = (
-            f"freezing `{path}` of {family.what}"
-            if path
-            else f"freezing all of {family.what}"
-        ) + _dtype_note(family)
+        where = (f"freezing `{path}` of {family.what}" if path else f"freezing all of {family.what}") + _dtype_note(
+            family
+        )
         before = ModelState(model)
         _reference_freeze(part)
         want = dict(_flags(model))
@@ -565,11 +533,7 @@ def check_freeze(answer):
                     raise Wrong(
                         f"✗ {where}: module.requires_grad = False only sets a plain attribute; call module.requires_grad_(False) (with the underscore)"
                     )
-                hint = (
-                    "eval() does not stop gradients; "
-                    if before.training != now.training
-                    else ""
-                )
+                hint = "eval() does not stop gradients; " if before.training != now.training else ""
                 raise Wrong(
                     f"✗ {where}: freeze left `{name}` with requires_grad=True; expected False: {hint}set requires_grad_(False) on every parameter of "
                     "module.parameters(), nested ones and any name included"
@@ -578,9 +542,7 @@ def check_freeze(answer):
                 raise Wrong(
                     f"✗ {where}: freeze set requires_grad=False on `{name}`, which is not in the module; freeze only the module's parameters"
                 )
-        expected = copy.copy(
-            before
-        )  # flags as the reference leaves them, all else as before
+        expected = copy.copy(before)  # flags as the reference leaves them, all else as before
         expected.params = [(n, p, want[n], value) for n, p, _, value in before.params]
         changed = expected.difference(now)
         if changed == "changed train()/eval() mode":
@@ -588,9 +550,7 @@ def check_freeze(answer):
                 f"✗ {where}: freeze changed train()/eval() mode; eval() does not stop gradients, and the exercise asks only for requires_grad"
             )
         if changed:
-            raise Wrong(
-                f"✗ {where}: freeze {changed}; it should change only requires_grad"
-            )
+            raise Wrong(f"✗ {where}: freeze {changed}; it should change only requires_grad")
         trainable = any(p.requires_grad for p in model.parameters())
         if family.inputs is not None and family.zoo_name is None and trainable:
             # after a backward pass, the same parameters have gradients as after the reference's freeze
@@ -604,9 +564,7 @@ def check_freeze(answer):
             got = [n for n, p in model.named_parameters() if p.grad is not None]
             wanted = [n for n, p in twin.named_parameters() if p.grad is not None]
             if got != wanted:
-                raise Wrong(
-                    f"✗ {where}: after a backward pass these got gradients: {got}; expected {wanted}"
-                )
+                raise Wrong(f"✗ {where}: after a backward pass these got gradients: {got}; expected {wanted}")
     return (
         "✓ correct: matches the reference on parts of small models and the zoo's architectures (nested, tied, "
         "shared, BatchNorm, Transformer, LoRA and meta parts), in float32, float64 and bfloat16, keeping every "
@@ -647,9 +605,7 @@ def _check_snapshot_keys(where, model, expected, snap):
     buffers = {n for n, _ in model.named_buffers()}
     params = {n for n, _ in model.named_parameters(remove_duplicate=False)}
     if missing and set(missing) <= buffers:
-        raise Wrong(
-            f"✗ {where} your snapshot misses the buffers {missing[:3]}: state_dict() holds them; start from it"
-        )
+        raise Wrong(f"✗ {where} your snapshot misses the buffers {missing[:3]}: state_dict() holds them; start from it")
     if missing and set(missing) <= params:
         raise Wrong(
             f"✗ {where} your snapshot misses {missing[:3]}: state_dict() lists a tied tensor under each name; start from it"
@@ -659,9 +615,7 @@ def _check_snapshot_keys(where, model, expected, snap):
             f"✗ {where} your snapshot has {extra[:3]}, a non-persistent buffer that state_dict() leaves out; load_state_dict refuses it"
         )
     if missing or extra:
-        raise Wrong(
-            f"✗ {where} the keys differ from state_dict()'s: missing {missing[:3]}, extra {extra[:3]}"
-        )
+        raise Wrong(f"✗ {where} the keys differ from state_dict()'s: missing {missing[:3]}, extra {extra[:3]}")
 
 
 def _check_snapshot_entries(where, expected, snap):
@@ -670,14 +624,10 @@ def _check_snapshot_entries(where, expected, snap):
         got = snap[name]
         if not isinstance(want, torch.Tensor):
             if got != want:
-                raise Wrong(
-                    f"✗ {where} `{name}` (extra state) is not an equal copy of state_dict()'s entry"
-                )
+                raise Wrong(f"✗ {where} `{name}` (extra state) is not an equal copy of state_dict()'s entry")
             continue
         if not isinstance(got, torch.Tensor):
-            raise Wrong(
-                f"✗ {where} `{name}` is an object of type {type(got).__name__}, not a tensor"
-            )
+            raise Wrong(f"✗ {where} `{name}` is an object of type {type(got).__name__}, not a tensor")
         if (got.dtype, got.shape) != (want.dtype, want.shape):
             raise Wrong(
                 f"✗ {where} `{name}` is {got.dtype} {tuple(got.shape)}; expected {want.dtype} {tuple(want.shape)}: copy each tensor as it is"
@@ -694,9 +644,7 @@ def _check_snapshot_restores(where, model, expected, snap):
     """Training goes on without changing the snapshot, and load_state_dict(snapshot) restores the model."""
     _train_on(model)
     for name, want in expected.items():
-        if isinstance(want, torch.Tensor) and not _same_values(
-            snap[name].detach(), want
-        ):
+        if isinstance(want, torch.Tensor) and not _same_values(snap[name].detach(), want):
             raise Wrong(
                 f"✗ {where} `{name}` changed when training went on: it shares memory with the live model; clone each tensor"
             )
@@ -709,11 +657,7 @@ def _check_snapshot_restores(where, model, expected, snap):
             f"✗ {where} load_state_dict(snapshot) raised {type(error).__name__}: {str(error).strip().splitlines()[0]}"
         ) from None
     for name, value in model.state_dict().items():
-        same = (
-            _same_values(value, expected[name])
-            if isinstance(value, torch.Tensor)
-            else value == expected[name]
-        )
+        same = _same_values(value, expected[name]) if isinstance(value, torch.Tensor) else value == expected[name]
         if not same:
             raise Wrong(f"✗ {where} load_state_dict(snapshot) did not restore `{name}`")
 
@@ -729,9 +673,7 @@ def check_snapshot(answer):
         except Exception:  # noqa: BLE001, S112 (a zoo model the reference cannot copy is no family)
             continue
         before = ModelState(model)
-        extra_state = [
-            n for n, v in expected.items() if not isinstance(v, torch.Tensor)
-        ]
+        extra_state = [n for n, v in expected.items() if not isinstance(v, torch.Tensor)]
         try:
             snap = _run(answer, model, where=where)
         except Wrong as wrong:

@@ -62,11 +62,7 @@ def _dtype_name(dtype):
 
 def _zoo_models(excluded):
     """(name, spec) of the zoo's models, less those with an excluded trait."""
-    return [
-        (name, spec)
-        for name, spec in zoo.MODELS.items()
-        if not spec.traits & set(excluded)
-    ]
+    return [(name, spec) for name, spec in zoo.MODELS.items() if not spec.traits & set(excluded)]
 
 
 def _zoo_build(name, seed=0):
@@ -102,12 +98,8 @@ def _reference_init_weights(module: nn.Module) -> None:
             nn.init.zeros_(module.bias)
 
 
-_TRUNCATED_STD = 0.02 * math.sqrt(
-    1 - 4 * math.exp(-2) / math.sqrt(2 * math.pi) / math.erf(math.sqrt(2))
-)
-_CENTRE_SHARE = math.erf(0.5 / math.sqrt(2)) / math.erf(
-    math.sqrt(2)
-)  # P(|w| < 0.01): 0.401
+_TRUNCATED_STD = 0.02 * math.sqrt(1 - 4 * math.exp(-2) / math.sqrt(2 * math.pi) / math.erf(math.sqrt(2)))
+_CENTRE_SHARE = math.erf(0.5 / math.sqrt(2)) / math.erf(math.sqrt(2))  # P(|w| < 0.01): 0.401
 
 
 def _init_weights_family():
@@ -126,9 +118,7 @@ def _init_weights_family():
         return nn.TransformerEncoderLayer(32, 4, 64, batch_first=True)
 
     def embed_conv():
-        return nn.Sequential(
-            nn.Embedding(50, 16), nn.Conv1d(16, 16, 3), nn.Linear(16, 8)
-        )
+        return nn.Sequential(nn.Embedding(50, 16), nn.Conv1d(16, 16, 3), nn.Linear(16, 8))
 
     def frozen():
         layer = nn.Linear(64, 64)
@@ -212,9 +202,7 @@ def _structure_problem(before, model, where):
     now = ModelState(model)
     if [n for n, *_ in now.params] != [n for n, *_ in before.params]:
         return f"✗ {where}: it {before.difference(now)}; fill the existing tensors in place"
-    for (name, old, flag, value), (_, new, new_flag, _) in zip(
-        before.params, now.params
-    ):
+    for (name, old, flag, value), (_, new, new_flag, _) in zip(before.params, now.params):
         if new is not old:
             return f"✗ {where}: it replaced {name} with a new tensor (an optimizer built earlier keeps the old one); fill it in place"
         if new_flag != flag or new.dtype != value.dtype:
@@ -272,13 +260,10 @@ def _draw_problem(where, name, param):
     if largest > bound:
         return f"✗ {where}: {name} reaches {largest:.3f}: trunc_normal_'s a and b are absolute bounds (default ±2); pass a=-0.04, b=0.04"
     on_bounds = int((values.abs() >= bound / (1 + 2e-6)).sum())
-    if on_bounds >= 3 and on_bounds > values.numel() * (
-        0.01 if param.dtype == torch.bfloat16 else 0.005
-    ):
+    if on_bounds >= 3 and on_bounds > values.numel() * (0.01 if param.dtype == torch.bfloat16 else 0.005):
         return f"✗ {where}: many of {name}'s values sit on ±0.04: clamping piles the tails onto the bounds; truncation redraws them"
     if values.numel() >= 16384 and (
-        abs(values.std().item() / _TRUNCATED_STD - 1) > 0.05
-        or abs(values.mean().item()) > 1e-3
+        abs(values.std().item() / _TRUNCATED_STD - 1) > 0.05 or abs(values.mean().item()) > 1e-3
     ):
         return f"✗ {where}: {name} has std {values.std().item():.4f}; a normal with std 0.02 cut at ±0.04 has mean 0 and std {_TRUNCATED_STD:.4f}"
     centre = (values.abs() < 0.01).float().mean().item()
@@ -498,13 +483,9 @@ def _conv_fan_in_hint(conv, got):
     if got in (per_group, conv.in_channels):
         return "the kernel's window counts too: multiply by the product of kernel_size"
     if got == conv.weight.numel():
-        return (
-            "that counts every filter's weights; the fan-in is the size of one filter"
-        )
+        return "that counts every filter's weights; the fan-in is the size of one filter"
     if got in (conv.out_channels * window, conv.out_channels // conv.groups * window):
-        return (
-            "that is the fan-out (out_channels times the window); count input channels"
-        )
+        return "that is the fan-out (out_channels times the window); count input channels"
     if dilated != window and got == per_group * dilated:
         return "dilation spreads the same weights over a wider span; the fan-in counts weights"
     if padded != window and got == per_group * padded:
@@ -533,9 +514,7 @@ def check_conv_fan_in(answer):
         changed = before.difference(ModelState(conv))
         if changed:
             return f"✗ on {what} it {changed}; only read the layer"
-        if isinstance(got, (bool, torch.Tensor)) or not isinstance(
-            got, numbers.Integral
-        ):
+        if isinstance(got, (bool, torch.Tensor)) or not isinstance(got, numbers.Integral):
             return f"✗ for {what} you returned {got!r} ({type(got).__name__}); return an int (use // to divide)"
         if got != expected:
             hint = _conv_fan_in_hint(conv, got)
@@ -610,9 +589,7 @@ def _reseed_family():
 _ZOO_LINEARS = {
     "gpt2": lambda path, m, tied: f"{path}.weight" in tied,  # tied to the embedding
     "llama": lambda path, m, tied: m.bias is None,  # bias=False
-    "transformer": lambda path, m, tied: (
-        type(m) is not nn.Linear
-    ),  # out_proj's subclass
+    "transformer": lambda path, m, tied: type(m) is not nn.Linear,  # out_proj's subclass
     "frozen-backbone": lambda path, m, tied: True,  # a fresh head on a frozen backbone
     "lazy-cnn-dry": lambda path, m, tied: True,  # a LazyLinear after its dry run
     "bert": lambda path, m, tied: m.bias is not None,
@@ -659,8 +636,7 @@ def _fill_problem(values, bound, what):
     if largest > bound:
         return f"{what} reach {largest:.4f}, beyond 1/sqrt(in_features) = {bound:.4f}"
     if values.numel() >= 4096 and (
-        largest < 0.99 * bound
-        or abs(values.std().item() * math.sqrt(3) / bound - 1) > 0.05
+        largest < 0.99 * bound or abs(values.std().item() * math.sqrt(3) / bound - 1) > 0.05
     ):
         return f"{what} should fill U(-1/sqrt(in_features), 1/sqrt(in_features)) evenly"
     return None
@@ -680,9 +656,7 @@ def _reseed_problem(answer, what, build, seed):
         try:
             return answer(*args)
         finally:
-            seen["initial seed"] = (
-                torch.initial_seed()
-            )  # before the harness restores the RNG
+            seen["initial seed"] = torch.initial_seed()  # before the harness restores the RNG
 
     traced.__name__ = getattr(answer, "__name__", "reseed_linear_")
     with _SeedCalls() as seeding:
@@ -697,9 +671,7 @@ def _reseed_problem(answer, what, build, seed):
                 return "✗ it reseeded the global generator (default_generator.manual_seed) and left it so; pass generator= to every draw"
             return "✗ it changed the global random number generator (a draw without generator=); pass generator= to every draw"
         if layer.bias is None and "NoneType" in line:
-            return (
-                f"✗ on {what} {line.removeprefix('✗ ')}; skip the bias when it is None"
-            )
+            return f"✗ on {what} {line.removeprefix('✗ ')}; skip the bias when it is None"
         return f"✗ on {what}: {line.removeprefix('✗ ')}"
     problem = _structure_problem(before, layer, f"on {what}")
     if problem:
@@ -709,10 +681,7 @@ def _reseed_problem(answer, what, build, seed):
     if torch.equal(weight, old["weight"]):
         return f"✗ on {what}: the weight is unchanged"
     wide = math.sqrt(6 / layer.in_features)
-    if (
-        0.99 * wide < weight.float().abs().max() <= _bound(wide, dtype)
-        and weight.numel() >= 4096
-    ):
+    if 0.99 * wide < weight.float().abs().max() <= _bound(wide, dtype) and weight.numel() >= 4096:
         return f"✗ on {what}: weights reach sqrt(6/in_features): kaiming_uniform_'s default a=0 is the ReLU gain; PyTorch's default uses a=math.sqrt(5)"
     problem = _fill_problem(weight, bound, "the weights")
     if problem:
@@ -724,9 +693,7 @@ def _reseed_problem(answer, what, build, seed):
         if torch.equal(bias, weight.flatten()[: bias.numel()]):
             return f"✗ on {what}: the bias repeats the weight's first values: a second generator with the same seed restarts the stream; draw both from one"
         problem = _fill_problem(bias, bound, "the bias values")
-        if problem or (
-            bias.numel() >= 4096 and bias.float().abs().max() < 0.99 * bound
-        ):
+        if problem or (bias.numel() >= 4096 and bias.float().abs().max() < 0.99 * bound):
             return f"✗ on {what}: the bias should be drawn from U(-1/sqrt(in_features), 1/sqrt(in_features)), with the weight's fan-in"
     return None
 
@@ -741,9 +708,7 @@ def check_reseed_linear_(answer):
             return problem
 
     def draw(seed, global_seed, dtype=torch.float32):
-        _seed(
-            global_seed
-        )  # a different global state, and different starting weights, each time
+        _seed(global_seed)  # a different global state, and different starting weights, each time
         layer = nn.Linear(32, 16, dtype=dtype)
         _, line = _call(answer, layer, seed)
         if line:

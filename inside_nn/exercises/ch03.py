@@ -126,10 +126,7 @@ def _cast(inputs, dtype):
     """Floating inputs in dtype (float32 leaves them as the family made them: a half model's are half)."""
     if dtype == torch.float32:
         return tuple(inputs)
-    return tuple(
-        x.to(dtype) if isinstance(x, torch.Tensor) and x.is_floating_point() else x
-        for x in inputs
-    )
+    return tuple(x.to(dtype) if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs)
 
 
 # --- the small models ------------------------------------------------------------------------------
@@ -179,13 +176,13 @@ def _reference_kinds(net, before, originals):
 def _in_place_problem(label, before, now):
     """The line for an answer that replaced a parameter, changed its dtype, device or requires_grad, or
     wrote anything but parameter values; else None."""
-    for (name, old, flag, value), (_, new, new_flag, _) in zip(
-        before.params, now.params
-    ):
+    for (name, old, flag, value), (_, new, new_flag, _) in zip(before.params, now.params):
         if new is not old:
             return f"✗ on {label}: `{name}` is a new Parameter; optimizers and ties keep the old one. Initialize in place with nn.init."
         if (new.dtype, new.device, new_flag) != (value.dtype, value.device, flag):
-            return f"✗ on {label}: `{name}` changed its dtype, device or requires_grad; fill the existing tensor in place."
+            return (
+                f"✗ on {label}: `{name}` changed its dtype, device or requires_grad; fill the existing tensor in place."
+            )
     rest = copy.copy(before)  # parameter values as they are now, all else as before
     rest.params, rest.grads = now.params, now.grads
     changed = rest.difference(now)
@@ -351,20 +348,14 @@ def _count_hint(make, inputs, answer, expected, label):
         probe = _quietly(make)
         probe(*[x.to("meta") for x in inputs])
     named_all = list(probe.named_parameters(remove_duplicate=False))
-    odd = [
-        (n, p)
-        for n, p in probe.named_parameters()
-        if n.split(".")[-1] not in ("weight", "bias")
-    ]
+    odd = [(n, p) for n, p in probe.named_parameters() if n.split(".")[-1] not in ("weight", "bias")]
     state = [t for t in probe.state_dict().values() if isinstance(t, torch.Tensor)]
     if answer == len(list(probe.parameters())):
         return ": that is the number of parameter tensors; count their elements with p.numel()"
     if answer == sum(p.numel() for _, p in named_all):
         return ": that counts a tied parameter twice; model.parameters() lists each shared one once"
     if answer == sum(t.numel() for t in state):
-        return (
-            ": that counts the state_dict, buffers included; count model.parameters()"
-        )
+        return ": that counts the state_dict, buffers included; count model.parameters()"
     if answer == sum(p.numel() for p in probe.parameters() if p.requires_grad):
         return ": that leaves out frozen parameters; they count too"
     if answer == _count_without_dry_run(make):
@@ -372,9 +363,7 @@ def _count_hint(make, inputs, answer, expected, label):
     if "training-only" in label:
         return ": an eval-mode dry run skips training-only branches; run it in training mode"
     if odd and answer == expected - sum(p.numel() for _, p in odd):
-        return (
-            f": that leaves out `{odd[0][0]}`; count every parameter, whatever its name"
-        )
+        return f": that leaves out `{odd[0][0]}`; count every parameter, whatever its name"
     return ""
 
 
@@ -404,15 +393,11 @@ def check_count_parameters(count_parameters):
             continue
         built_on = []
         copies = [x.clone() for x in inputs]
-        answer, line, error = _call(
-            count_parameters, _recording(make, built_on), *inputs
-        )
+        answer, line, error = _call(count_parameters, _recording(make, built_on), *inputs)
         if line:  # an error, or a leak of global state (drawing random numbers, say)
             if line.startswith("✗ not solved yet"):
                 return line
-            if any(
-                where != "meta" for where in built_on
-            ):  # e.g. make_model().to("meta")
+            if any(where != "meta" for where in built_on):  # e.g. make_model().to("meta")
                 return _built_off_meta(label, built_on)
             return _count_error(error, label, inputs) or _stub_or_error(line, label)
         if not built_on:
@@ -421,11 +406,7 @@ def check_count_parameters(count_parameters):
             return _built_off_meta(label, built_on)
         if any(not torch.equal(x, y) for x, y in zip(inputs, copies)):
             return f"✗ on {label}: your answer changed the example inputs."
-        if (
-            isinstance(answer, torch.Tensor)
-            or not isinstance(answer, int)
-            or isinstance(answer, bool)
-        ):
+        if isinstance(answer, torch.Tensor) or not isinstance(answer, int) or isinstance(answer, bool):
             return f"✗ on {label}: count_parameters returned a {type(answer).__name__}; return a Python int (sum of p.numel())."
         if answer != expected:
             hint = _count_hint(make, inputs, answer, expected, label)
@@ -469,9 +450,7 @@ def _ties(model):
 
 
 def _meta_left(model):
-    return [
-        n for n, t in [*model.named_parameters(), *model.named_buffers()] if t.is_meta
-    ]
+    return [n for n, t in [*model.named_parameters(), *model.named_buffers()] if t.is_meta]
 
 
 def _reference_model(make, checkpoint, expected_ties):
@@ -482,10 +461,7 @@ def _reference_model(make, checkpoint, expected_ties):
             partial(
                 _reference_build_on_meta,
                 make,
-                {
-                    k: v.clone() if isinstance(v, torch.Tensor) else copy.deepcopy(v)
-                    for k, v in checkpoint.items()
-                },
+                {k: v.clone() if isinstance(v, torch.Tensor) else copy.deepcopy(v) for k, v in checkpoint.items()},
             )
         )
     except (RuntimeError, NotImplementedError, ValueError, TypeError):
@@ -541,15 +517,11 @@ def _returned_problem(label, model, built_on):
 def _loaded_problem(label, model, reference, checkpoint, given, pristine):
     """The line for a checkpoint edited, or loaded into the model otherwise than with assign=True; else None."""
     keys, objects = given
-    if list(checkpoint) != keys or any(
-        a is not b for a, b in zip(checkpoint.values(), objects)
-    ):
+    if list(checkpoint) != keys or any(a is not b for a, b in zip(checkpoint.values(), objects)):
         return f"✗ on {label}: build_on_meta changed the checkpoint dict it was given (keys or entries); read it, do not edit it."
     state = model.state_dict()
     if set(state) != set(checkpoint):
-        return (
-            f"✗ on {label}: the model's state_dict keys differ from the checkpoint's."
-        )
+        return f"✗ on {label}: the model's state_dict keys differ from the checkpoint's."
     if any(isinstance(t, torch.Tensor) and t.is_meta for t in state.values()):
         return f"✗ on {label}: parameters are still on meta: load_state_dict copies into meta tensors, which does nothing; pass assign=True."
     for k, want in reference.state_dict().items():
@@ -559,18 +531,14 @@ def _loaded_problem(label, model, reference, checkpoint, given, pristine):
         if (have.dtype, have.device) != (want.dtype, want.device):
             return f"✗ on {label}: `{k}` is {have.dtype} on {have.device}; the checkpoint holds {want.dtype} on {want.device}: load with assign=True, which keeps the checkpoint's tensors."
     changed = [
-        k
-        for k in pristine
-        if isinstance(pristine[k], torch.Tensor)
-        and not torch.equal(checkpoint[k], pristine[k])
+        k for k in pristine if isinstance(pristine[k], torch.Tensor) and not torch.equal(checkpoint[k], pristine[k])
     ]
     if changed:
         return f"✗ on {label}: the checkpoint's own tensors changed (`{changed[0]}`): a reset after an assign=True load writes into them."
-    if any(
-        isinstance(pristine[k], torch.Tensor) and not torch.equal(state[k], pristine[k])
-        for k in pristine
-    ):
-        return f"✗ on {label}: the values differ from the checkpoint: to_empty() or a reset after loading replaces them."
+    if any(isinstance(pristine[k], torch.Tensor) and not torch.equal(state[k], pristine[k]) for k in pristine):
+        return (
+            f"✗ on {label}: the values differ from the checkpoint: to_empty() or a reset after loading replaces them."
+        )
     return None
 
 
@@ -579,9 +547,7 @@ def _finished_problem(label, model, reference, where):
     ref_params = dict(reference.named_parameters())
     for name, p in model.named_parameters():
         if type(p) is not nn.Parameter:
-            return (
-                f"✗ on {label}: `{name}` is a {type(p).__name__}, not an nn.Parameter."
-            )
+            return f"✗ on {label}: `{name}` is a {type(p).__name__}, not an nn.Parameter."
         if name in ref_params and p.requires_grad != ref_params[name].requires_grad:
             return f"✗ on {label}: `{name}` has requires_grad={p.requires_grad}; the model built it with {ref_params[name].requires_grad}."
     if _ties(model) != _ties(reference):
@@ -619,16 +585,11 @@ def check_build_on_meta(build_on_meta):
         reference = _reference_model(make, checkpoint, source_ties)
         if reference is None:
             continue
-        pristine = {
-            k: v.clone() if isinstance(v, torch.Tensor) else v
-            for k, v in checkpoint.items()
-        }
+        pristine = {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in checkpoint.items()}
         given = list(checkpoint), list(checkpoint.values())
         built_on = []
         _buffer_calls.clear()
-        model, line, error = _call(
-            build_on_meta, _recording(make, built_on), checkpoint
-        )
+        model, line, error = _call(build_on_meta, _recording(make, built_on), checkpoint)
         leak = None
         if line:
             if line.startswith("✗ not solved yet"):
@@ -637,9 +598,7 @@ def check_build_on_meta(build_on_meta):
                 return allocated
             if error is not None or model is None:
                 return _meta_error(error, label) or _stub_or_error(line, label)
-            leak = _stub_or_error(
-                line, label
-            )  # reported below, unless a more precise mistake is found
+            leak = _stub_or_error(line, label)  # reported below, unless a more precise mistake is found
         problem = (
             _returned_problem(label, model, built_on)
             or _loaded_problem(label, model, reference, checkpoint, given, pristine)
@@ -676,8 +635,7 @@ def materialize(net, *example_inputs, training=False):
     still_lazy = [
         name
         for name, module in net.named_modules()
-        if isinstance(module, nn.modules.lazy.LazyModuleMixin)
-        and module.has_uninitialized_params()
+        if isinstance(module, nn.modules.lazy.LazyModuleMixin) and module.has_uninitialized_params()
     ]
     if still_lazy:
         raise RuntimeError(f"the dry run did not reach {still_lazy}")
@@ -715,9 +673,7 @@ def check_param_groups(param_groups):
         )
         if line:
             return _stub_or_error(line, label)
-        if not isinstance(groups, (list, tuple)) or not all(
-            isinstance(g, dict) for g in groups
-        ):
+        if not isinstance(groups, (list, tuple)) or not all(isinstance(g, dict) for g in groups):
             return f"✗ on {label}: return a list of two dicts, {{'params': [...], 'weight_decay': ...}}."
         if len(groups) != 2 or any("params" not in g for g in groups):
             return f"✗ on {label}: return exactly two groups, each a dict with 'params' and 'weight_decay'."
@@ -726,9 +682,7 @@ def check_param_groups(param_groups):
             return f"✗ on {label}: {still_lazy[0]} is still an UninitializedParameter: materialize the model first (a dry run)."
         decay, rest = (list(g["params"]) for g in groups)
         mine = {id(p): n for n, p in model.named_parameters()}
-        want_decay = {
-            mine[id(p)] for p in model.parameters() if p.requires_grad and p.ndim >= 2
-        }
+        want_decay = {mine[id(p)] for p in model.parameters() if p.requires_grad and p.ndim >= 2}
         have_decay = {mine.get(id(p), "?") for p in decay}
         have_rest = {mine.get(id(p), "?") for p in rest}
         everything = decay + rest
@@ -742,20 +696,13 @@ def check_param_groups(param_groups):
             if not decay and want_decay:
                 return f"✗ on {label}: no parameter gets weight decay: were the shapes read before the dry run? A placeholder reports ndim 1."
             return f"✗ on {label}: `{wrong}` is in the wrong group: decay exactly the parameters with ndim >= 2 (matrices, conv kernels, embeddings), not by name."
-        if have_rest != {
-            mine[id(p)] for p in model.parameters() if p.requires_grad and p.ndim < 2
-        }:
+        if have_rest != {mine[id(p)] for p in model.parameters() if p.requires_grad and p.ndim < 2}:
             return f"✗ on {label}: some trainable parameter is in neither group."
-        if (
-            groups[0].get("weight_decay") != 0.05
-            or groups[1].get("weight_decay", 0.0) != 0.0
-        ):
+        if groups[0].get("weight_decay") != 0.05 or groups[1].get("weight_decay", 0.0) != 0.0:
             return f"✗ on {label}: the first group takes the weight_decay argument (0.05 here), the second 0.0."
         if [m.training for m in model.modules()] != modes:
             return f"✗ on {label}: the model's train/eval modes changed: put back each module's own mode after the dry run (net.train(flag) recurses into a frozen backbone)."
-        for (n, b), (_, c) in zip(
-            model.named_buffers(), reference_model.named_buffers()
-        ):
+        for (n, b), (_, c) in zip(model.named_buffers(), reference_model.named_buffers()):
             if not torch.equal(b, c):
                 return f"✗ on {label}: the buffer `{n}` changed: dry-run in eval mode so batch normalization does not count the fake batch."
         if any(p.grad is not None for p in model.parameters()):
@@ -782,17 +729,13 @@ def check_unmaterialized(unmaterialized):
         model = _quietly(make)
         state = (
             ModelState(model)
-            if not any(
-                nn.parameter.is_lazy(t) for t in [*model.parameters(), *model.buffers()]
-            )
+            if not any(nn.parameter.is_lazy(t) for t in [*model.parameters(), *model.buffers()])
             else None
         )
         names, line, _ = _call(unmaterialized, model)
         if line:
             return _stub_or_error(line, label)
-        if isinstance(names, (str, bool, torch.Tensor)) or not isinstance(
-            names, (list, tuple)
-        ):
+        if isinstance(names, (str, bool, torch.Tensor)) or not isinstance(names, (list, tuple)):
             return f"✗ on {label}: unmaterialized returned {type(names).__name__}; return a list of names (str)."
         if not all(isinstance(n, str) for n in names):
             return f"✗ on {label}: return the names (str), as named_parameters() and named_buffers() give them, not the tensors."
@@ -801,16 +744,12 @@ def check_unmaterialized(unmaterialized):
         unknown = [n for n in names if n not in tensors]
         if unknown:
             return f"✗ on {label}: `{unknown[0]}` is not the full name of a parameter or buffer of the model: recurse into submodules with named_parameters() / named_buffers()."
-        empty = {
-            id(t) for t in tensors.values() if t.is_meta or nn.parameter.is_lazy(t)
-        }
+        empty = {id(t) for t in tensors.values() if t.is_meta or nn.parameter.is_lazy(t)}
         named = {id(tensors[n]) for n in names}
         extra = [n for n in names if id(tensors[n]) not in empty]
         if extra:
             return f"✗ on {label}: `{extra[0]}` holds values; list only tensors on meta or lazy placeholders."
-        missed = [
-            n for n, t in tensors.items() if id(t) in empty and id(t) not in named
-        ]
+        missed = [n for n, t in tensors.items() if id(t) in empty and id(t) not in named]
         if missed:
             t = tensors[missed[0]]
             buffers = dict(model.named_buffers(remove_duplicate=False))
@@ -864,9 +803,7 @@ def check_init_from_meta(init_from_meta):
         _seed(seed)
         truth = _quietly(make)
         built_on = []
-        torch.use_deterministic_algorithms(
-            True
-        )  # the harness restores the caller's setting
+        torch.use_deterministic_algorithms(True)  # the harness restores the caller's setting
         _seed(seed)
         model, line, _ = _call(
             init_from_meta,

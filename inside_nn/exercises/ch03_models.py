@@ -46,9 +46,7 @@ class _CheckLM(nn.Module):
         super().__init__()
         self.dim, self.max_len = dim, max_len
         self.embed = nn.Embedding(vocab, dim)
-        self.block = nn.TransformerEncoderLayer(
-            dim, 2, dim_feedforward=64, dropout=0.0, batch_first=True
-        )
+        self.block = nn.TransformerEncoderLayer(dim, 2, dim_feedforward=64, dropout=0.0, batch_first=True)
         self.head = nn.Linear(dim, vocab, bias=False)
         self.init_buffers()
         self.tie_weights()
@@ -191,9 +189,7 @@ def _init_family():
     family = [
         (
             "an MLP with bias=False",
-            lambda: nn.Sequential(
-                nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 64, bias=False)
-            ),
+            lambda: nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 64, bias=False)),
             torch.float32,
         ),
         (
@@ -221,9 +217,7 @@ def _init_family():
         ),
         (
             "a conv net with BatchNorm",
-            lambda: nn.Sequential(
-                nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.Flatten(), nn.Linear(72, 32)
-            ),
+            lambda: nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.Flatten(), nn.Linear(72, 32)),
             torch.float32,
         ),
         (
@@ -300,9 +294,7 @@ def _count_family():
         ),
         (
             "a lazy 1-d conv net",
-            lambda: nn.Sequential(
-                nn.LazyConv1d(4, 3, dilation=2), nn.Flatten(), nn.LazyLinear(2)
-            ),
+            lambda: nn.Sequential(nn.LazyConv1d(4, 3, dilation=2), nn.Flatten(), nn.LazyLinear(2)),
             (torch.zeros(2, 3, 10),),
             torch.float32,
         ),
@@ -362,9 +354,7 @@ def _build_family():
     family = [
         (
             "an MLP with BatchNorm",
-            lambda: nn.Sequential(
-                nn.Linear(6, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, 3)
-            ),
+            lambda: nn.Sequential(nn.Linear(6, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, 3)),
             (torch.ones(4, 6),),
             cpu,
             torch.float32,

@@ -100,11 +100,7 @@ _TOLERANCE = {
 
 
 def _magnitude(tensor):
-    if (
-        not isinstance(tensor, torch.Tensor)
-        or tensor.device.type == "meta"
-        or not tensor.numel()
-    ):
+    if not isinstance(tensor, torch.Tensor) or tensor.device.type == "meta" or not tensor.numel():
         return 0.0
     return tensor.detach().float().nan_to_num(0.0, 0.0, 0.0).abs().max().item()
 
@@ -120,9 +116,7 @@ def _compare_tensors(where, got, want, scale=0.0):
         return None
     rtol, atol = _TOLERANCE.get(want.dtype, (1e-5, 1e-5))
     scale = max(1.0, scale, _magnitude(want))
-    if not torch.isclose(
-        got.detach(), want.detach(), rtol=rtol, atol=atol * scale, equal_nan=True
-    ).all():
+    if not torch.isclose(got.detach(), want.detach(), rtol=rtol, atol=atol * scale, equal_nan=True).all():
         return f"{where} holds other values than expected"
     return None
 
@@ -230,12 +224,8 @@ def _affine_built(Affine, shown, args, kwargs, context):
     try:
         return _run(build, what=shown)
     except Wrong as wrong:
-        if "raised TypeError" in str(wrong) and (
-            "device" in kwargs or "dtype" in kwargs
-        ):
-            raise Wrong(
-                f"✗ {shown} raised TypeError; take device=None, dtype=None, as nn.Linear does"
-            ) from None
+        if "raised TypeError" in str(wrong) and ("device" in kwargs or "dtype" in kwargs):
+            raise Wrong(f"✗ {shown} raised TypeError; take device=None, dtype=None, as nn.Linear does") from None
         raise
 
 
@@ -257,9 +247,7 @@ def _check_affine_parameters(shown, layer, reference, context):
             f"✗ {shown}: self.bias is an object of type {type(layer.bias).__name__}, not None; register None with self.register_parameter('bias', None)"
         )
     if list(layer.state_dict()) != list(reference.state_dict()):
-        raise Wrong(
-            f"✗ {shown} saves {list(layer.state_dict())}; expected {list(reference.state_dict())}"
-        )
+        raise Wrong(f"✗ {shown} saves {list(layer.state_dict())}; expected {list(reference.state_dict())}")
     for name, want in want_names.items():
         problem = _compare_tensors(f"{shown}.{name}", names[name], want)
         if problem:
@@ -313,9 +301,7 @@ def _check_affine_forward(shown, layer, reference, names, want_names, shape, edg
         (want * G).sum().backward()
         for name, parameter in want_names.items():
             if names[name].grad is None:
-                raise Wrong(
-                    f"✗ {shown}.{name} got no gradient: .data or .detach() in forward cuts it out of autograd"
-                )
+                raise Wrong(f"✗ {shown}.{name} got no gradient: .data or .detach() in forward cuts it out of autograd")
             problem = _compare_tensors(
                 f"{shown}.{name}.grad",
                 names[name].grad,
@@ -336,9 +322,7 @@ def _check_affine_skip_init(Affine):
         shown = f"torch.nn.utils.skip_init(Affine, 3, bias={bias})"
         layer = _run(skipped, what=shown)
         if layer.weight.device.type != "cpu":
-            raise Wrong(
-                f"✗ {shown} left the weight on meta: pass device= to every tensor you create"
-            )
+            raise Wrong(f"✗ {shown} left the weight on meta: pass device= to every tensor you create")
         # skip_init leaves whatever memory held: reset_parameters() must give the starting values.
         if not callable(getattr(layer, "reset_parameters", None)):
             raise Wrong(
@@ -358,9 +342,7 @@ def _check_affine_skip_init(Affine):
                 want,
             )
             if problem:
-                raise Wrong(
-                    f"✗ {problem}: reset_parameters() must set the starting values in place"
-                )
+                raise Wrong(f"✗ {problem}: reset_parameters() must set the starting values in place")
 
 
 @checker
@@ -405,9 +387,7 @@ def check_tower(Tower):
 
         def build(width=width, depth=depth, streams=streams):
             tower = Tower(width, depth)
-            streams.append(
-                torch.get_rng_state()
-            )  # before the harness restores the caller's
+            streams.append(torch.get_rng_state())  # before the harness restores the caller's
             return tower
 
         build.__name__ = getattr(Tower, "__name__", "Tower")
@@ -433,11 +413,7 @@ def check_tower(Tower):
                 f"✗ {shown}: self.layers is a plain Python {type(tower.layers).__name__}, so parameters() misses layers; nn.Module never looks inside it, use nn.ModuleList"
             )
         linears = [m for m in tower.modules() if isinstance(m, nn.Linear)]
-        uses = [
-            m
-            for _, m in tower.named_modules(remove_duplicate=False)
-            if isinstance(m, nn.Linear)
-        ]
+        uses = [m for _, m in tower.named_modules(remove_duplicate=False) if isinstance(m, nn.Linear)]
         if depth > 1 and len(uses) == depth and len({id(m) for m in uses}) < depth:
             raise Wrong(
                 f"✗ {shown}: your layers share one weight; [nn.Linear(...)] * depth repeats one module, build a new nn.Linear for each"
@@ -449,9 +425,7 @@ def check_tower(Tower):
                 f"✗ {shown}: {len(linears)} nn.Linear layers with parameter shapes {shapes}; expected {depth} nn.Linear({width}, {width}) layers with bias"
             )
         if len(tower.state_dict()) != 2 * depth:
-            raise Wrong(
-                f"✗ {shown}: state_dict() has {len(tower.state_dict())} entries; expected {2 * depth}"
-            )
+            raise Wrong(f"✗ {shown}: state_dict() has {len(tower.state_dict())} entries; expected {2 * depth}")
         if not all(torch.equal(p, q) for p, q in zip(params, reference.parameters())):
             raise Wrong(
                 f"✗ {shown}: the initial values differ from {depth} nn.Linear({width}, {width}) built in order; keep nn.Linear's own init"
@@ -475,15 +449,9 @@ def check_tower(Tower):
                     raise Wrong(f"✗ {shown} changed its input in place")
                 changed = before.difference(ModelState(tower))
                 if changed:
-                    raise Wrong(
-                        f"✗ {shown}'s forward {changed}; a forward only computes"
-                    )
-                problem = _compare_tensors(
-                    f"{shown}'s output on {what}", out, reference(X), _magnitude(X)
-                )
-                where = f"on {what}" + (
-                    "" if dtype == torch.float32 else f" in {dtype}"
-                )
+                    raise Wrong(f"✗ {shown}'s forward {changed}; a forward only computes")
+                problem = _compare_tensors(f"{shown}'s output on {what}", out, reference(X), _magnitude(X))
+                where = f"on {what}" + ("" if dtype == torch.float32 else f" in {dtype}")
                 if problem and "holds other values" in problem:
                     raise Wrong(
                         f"✗ {shown}: the output differs {where}; apply the layers in order, each followed by a ReLU"
@@ -586,9 +554,7 @@ def _check_positive_registered(what, layer, reference, weight_before, frozen, be
     rest = copy.copy(before)  # everything but the weight, as before
     now = ModelState(layer)
     rest.params = [entry for entry in before.params if entry[0] != "weight"]
-    now.params = [
-        entry for entry in now.params if not entry[0].startswith("parametrizations.")
-    ]
+    now.params = [entry for entry in now.params if not entry[0].startswith("parametrizations.")]
     rest.grads = [entry for entry in before.grads if entry[0] != "weight"]
     for attribute in (
         "grads",
@@ -598,17 +564,11 @@ def _check_positive_registered(what, layer, reference, weight_before, frozen, be
         setattr(
             now,
             attribute,
-            [
-                entry
-                for entry in getattr(now, attribute)
-                if not entry[0].startswith("parametrizations")
-            ],
+            [entry for entry in getattr(now, attribute) if not entry[0].startswith("parametrizations")],
         )
     changed = rest.difference(now)
     if changed:
-        raise Wrong(
-            f"✗ on {what} make_positive {changed}; it changes nothing but the weight"
-        )
+        raise Wrong(f"✗ on {what} make_positive {changed}; it changes nothing but the weight")
 
 
 def _check_positive_trains(what, layer, weight):
@@ -662,17 +622,13 @@ def check_make_positive(make_positive):
             raise Wrong(
                 f"✗ make_positive should return the layer it was given; on {what} it returned {'None' if returned is None else f'an object of type {type(returned).__name__}'}"
             )
-        _check_positive_registered(
-            what, layer, reference, weight_before, frozen, before
-        )
+        _check_positive_registered(what, layer, reference, weight_before, frozen, before)
         weight = layer.weight
         if (weight.shape, weight.dtype) != (
             reference.weight.shape,
             reference.weight.dtype,
         ):
-            raise Wrong(
-                f"✗ on {what} layer.weight is {_describe(weight)}; expected {_describe(reference.weight)}"
-            )
+            raise Wrong(f"✗ on {what} layer.weight is {_describe(weight)}; expected {_describe(reference.weight)}")
         if not (weight > 0).all():
             raise Wrong(
                 f"✗ on {what} {int((~(weight > 0)).sum())} of {weight.numel()} weights are not > 0 right after make_positive"

@@ -42,9 +42,7 @@ def _same_values(a: torch.Tensor, b: torch.Tensor) -> bool:
     if torch.equal(a, b):
         return True
     if a.is_floating_point() or a.is_complex():
-        return torch.equal(a.isnan(), b.isnan()) and torch.equal(
-            a.nan_to_num(0.0), b.nan_to_num(0.0)
-        )
+        return torch.equal(a.isnan(), b.isnan()) and torch.equal(a.nan_to_num(0.0), b.nan_to_num(0.0))
     return torch.equal(a, b)
 
 
@@ -66,9 +64,7 @@ def _difference(got, want, where="the result"):
             extra = sorted(map(str, set(got) ^ set(want)))[:2]
             return f"{where} has other keys ({', '.join(extra)} differ)"
         # In any order, and none like empty: that is how load_state_dict reads _metadata.
-        got_metadata, want_metadata = (
-            dict(getattr(m, "_metadata", None) or {}) for m in (got, want)
-        )
+        got_metadata, want_metadata = (dict(getattr(m, "_metadata", None) or {}) for m in (got, want))
         if got_metadata != want_metadata:
             return f"{where} lost or changed its _metadata (module versions)"
         for key in want:
@@ -93,9 +89,7 @@ def _difference(got, want, where="the result"):
 
 
 def _listing(directory):
-    return sorted(
-        (p.name, p.read_bytes() if p.is_file() else None) for p in directory.iterdir()
-    )
+    return sorted((p.name, p.read_bytes() if p.is_file() else None) for p in directory.iterdir())
 
 
 class _RunsCode:
@@ -123,9 +117,7 @@ def _saved_on(source, target, location):
 
 def _cast(state, dtype):
     """A state dict with its floating tensors in `dtype`, keeping _metadata."""
-    out = OrderedDict(
-        (k, v.to(dtype) if v.is_floating_point() else v) for k, v in state.items()
-    )
+    out = OrderedDict((k, v.to(dtype) if v.is_floating_point() else v) for k, v in state.items())
     if hasattr(state, "_metadata"):
         out._metadata = state._metadata
     return out
@@ -225,9 +217,7 @@ def _checkpoint_files(tmp):
     whole = (tmp / "run.pt").read_bytes()
     (tmp / "truncated.pt").write_bytes(whole[: len(whole) // 2])
     (tmp / "zero-length.pt").write_bytes(b"")
-    (tmp / "error-page.pt").write_bytes(
-        b"<!DOCTYPE html><title>502 Bad Gateway</title>"
-    )
+    (tmp / "error-page.pt").write_bytes(b"<!DOCTYPE html><title>502 Bad Gateway</title>")
     return [
         ("gpu0.pt", "GPT-2's state_dict saved on cuda:0 (tied lm_head)"),
         ("state.pt", "a CPU state_dict"),
@@ -320,9 +310,7 @@ def check_load_checkpoint(load_checkpoint):
                         f"✗ {case}: torch.load put tensors back on the GPU the file names; pass map_location=device"
                     )
                 if error is not None:
-                    raise Wrong(
-                        f"✗ {case} you raised {type(error).__name__}: {error}"[:200]
-                    )
+                    raise Wrong(f"✗ {case} you raised {type(error).__name__}: {error}"[:200])
                 problem = _difference(got, want)
                 if problem and "device" in problem and "meta" in str(target):
                     problem += ": pass map_location=device instead of a fixed device"
@@ -334,21 +322,13 @@ def check_load_checkpoint(load_checkpoint):
         if isinstance(error, Wrong):
             raise error
         if marker.exists():
-            raise Wrong(
-                "✗ loading ran code stored in the file: use weights_only=True for a file you did not write"
-            )
+            raise Wrong("✗ loading ran code stored in the file: use weights_only=True for a file you did not write")
         if error is None and got is None:
-            raise Wrong(
-                "✗ returned None for a file that runs code: let the UnpicklingError propagate"
-            )
+            raise Wrong("✗ returned None for a file that runs code: let the UnpicklingError propagate")
         if error is None:
-            raise Wrong(
-                "✗ a file that needs an unknown global loaded without an error: use weights_only=True"
-            )
+            raise Wrong("✗ a file that needs an unknown global loaded without an error: use weights_only=True")
         if _listing(tmp) != before:
-            raise Wrong(
-                "✗ your function wrote, changed or removed files; loading should only read"
-            )
+            raise Wrong("✗ your function wrote, changed or removed files; loading should only read")
     return (
         "✓ correct: state dicts, nested, DDP, bfloat16 and legacy checkpoints from CPU or GPU load "
         "onto the requested device; damaged files raise; code is refused"
@@ -367,9 +347,7 @@ def _reference_strip_prefixes(state_dict):
         result._metadata = OrderedDict(state_dict._metadata)
     while result:
         prefixes = ("module.", "_orig_mod.")
-        prefix = next(
-            (p for p in prefixes if all(k.startswith(p) for k in result)), None
-        )
+        prefix = next((p for p in prefixes if all(k.startswith(p) for k in result)), None)
         if prefix is None:
             return result
         consume_prefix_in_state_dict_if_present(result, prefix)
@@ -377,9 +355,7 @@ def _reference_strip_prefixes(state_dict):
 
 
 def _child_module_and_head():
-    return nn.ModuleDict(
-        {"module": nn.Linear(2, 2), "head": nn.Linear(2, 2, bias=False)}
-    )
+    return nn.ModuleDict({"module": nn.Linear(2, 2), "head": nn.Linear(2, 2, bias=False)})
 
 
 def _module_list():
@@ -392,9 +368,7 @@ def _module_list():
 
 def _compiled_encoder():
     """`model.encoder = torch.compile(model.encoder)`: `_orig_mod.` in the middle of names."""
-    return nn.ModuleDict(
-        {"encoder": _Named("_orig_mod", _mlp(3, 4, 2)), "head": nn.Linear(2, 2)}
-    )
+    return nn.ModuleDict({"encoder": _Named("_orig_mod", _mlp(3, 4, 2)), "head": nn.Linear(2, 2)})
 
 
 def _prefix_models():
@@ -457,9 +431,7 @@ def _prefix_hint(got, want, what):
         k.startswith(("module.", "_orig_mod.")) for k in want
     ):
         hint = ": strip both prefixes, in any order, as long as every name has one"
-    elif any("._orig_mod." in k for k in want) and not any(
-        "._orig_mod." in k for k in got
-    ):
+    elif any("._orig_mod." in k for k in want) and not any("._orig_mod." in k for k in got):
         hint = ": strip a leading prefix only; `encoder._orig_mod.` names a compiled submodule"
     elif "own children" in what:
         hint = ": strip a prefix only when every name starts with it"
@@ -470,11 +442,7 @@ def _prefix_hint(got, want, what):
     elif any(k[:1] != w[:1] for k, w in zip(sorted(got), sorted(want))):
         hint = ': str.lstrip("module.") strips characters, not a prefix: use str.removeprefix'
     shown = f"{extra[0]!r}" if extra else "other names"
-    return (
-        f"✗ on {what} you gave {shown}, expected names like {sorted(want)[:1]}{hint}"[
-            :300
-        ]
-    )
+    return f"✗ on {what} you gave {shown}, expected names like {sorted(want)[:1]}{hint}"[:300]
 
 
 @checker
@@ -495,26 +463,18 @@ def check_strip_prefixes(strip_prefixes):
             or any(state[k] is not v for k, v in zip(keys, values))
             or getattr(state, "_metadata", None) != metadata
         ):
-            raise Wrong(
-                f"✗ on {what} your function changed its argument: copy the dict (and its _metadata) first"
-            )
+            raise Wrong(f"✗ on {what} your function changed its argument: copy the dict (and its _metadata) first")
         if got is None:
-            raise Wrong(
-                "✗ you returned None: consume_prefix_in_state_dict_if_present works in place; return the copy"
-            )
+            raise Wrong("✗ you returned None: consume_prefix_in_state_dict_if_present works in place; return the copy")
         if not isinstance(got, Mapping):
-            raise Wrong(
-                f"✗ on {what} you returned a {type(got).__name__}: return the new state dict"
-            )
+            raise Wrong(f"✗ on {what} you returned a {type(got).__name__}: return the new state dict")
         if got is state:
             itself = itself or what
         if set(got) != set(want):
             raise Wrong(_prefix_hint(got, want, what))
         problem = _difference(got, want)
         if problem:
-            raise Wrong(
-                f"✗ on {what} {problem}: keep `_metadata`, renamed like the keys"[:220]
-            )
+            raise Wrong(f"✗ on {what} {problem}: keep `_metadata`, renamed like the keys"[:220])
     if itself:
         raise Wrong(
             f"✗ on {itself} you returned the argument itself: return a new state dict, so that "
@@ -535,11 +495,7 @@ def _reference_transfer(source_state, target):
     # entries that fit. Then report what was not overwritten: a tied entry (one Parameter under
     # two names) took its twin's loaded values even though its own name was missing.
     own = target.state_dict(keep_vars=True)
-    fitting = {
-        name: t
-        for name, t in source_state.items()
-        if name in own and own[name].shape == t.shape
-    }
+    fitting = {name: t for name, t in source_state.items() if name in own and own[name].shape == t.shape}
     target.load_state_dict(fitting, strict=False)
     loaded = {id(own[name]) for name in fitting}
     return [name for name, t in own.items() if id(t) not in loaded]
@@ -548,9 +504,7 @@ def _reference_transfer(source_state, target):
 def _mlp(*widths, bias=True):
     layers = []
     for i, (a, b) in enumerate(itertools.pairwise(widths)):
-        layers += [nn.Linear(a, b, bias=bias)] + (
-            [nn.ReLU()] if i < len(widths) - 2 else []
-        )
+        layers += [nn.Linear(a, b, bias=bias)] + ([nn.ReLU()] if i < len(widths) - 2 else [])
     return nn.Sequential(*layers)
 
 
@@ -676,9 +630,7 @@ def _check_transfer_values(what, after, want, before, fitting, source_state):
                 "copy the source's values into the target's tensors (copy_ casts), don't replace .data"
             )
         if not _same_values(after[name], want[name]):
-            if name in fitting and _same_values(
-                after[name], _before_value(before, name)
-            ):
+            if name in fitting and _same_values(after[name], _before_value(before, name)):
                 hint = "has the same name and shape in both models but was not loaded"
                 if not _before_flag(before, name):
                     hint += " (a frozen parameter is loaded too)"
@@ -692,15 +644,11 @@ def _check_transfer_values(what, after, want, before, fitting, source_state):
 def _check_transfer_result(what, result, after, kept, fitting):
     """The answer returns the names of the target's entries that kept their own values."""
     if isinstance(result, (str, bytes, Mapping)) or result is None:
-        raise Wrong(
-            "✗ return the names of the target's entries that kept their own values, as a list or set"
-        )
+        raise Wrong("✗ return the names of the target's entries that kept their own values, as a list or set")
     try:
         returned = set(result)
     except TypeError:
-        raise Wrong(
-            "✗ return the names of the target's entries that kept their own values, as a list or set"
-        ) from None
+        raise Wrong("✗ return the names of the target's entries that kept their own values, as a list or set") from None
     if returned - set(after):
         raise Wrong(
             "✗ you returned names the target does not have (the unexpected keys); return the "
@@ -714,8 +662,7 @@ def _check_transfer_result(what, result, after, kept, fitting):
             + (
                 tied
                 if missed[0] in returned and missed[0] not in fitting
-                else ": every target entry that was not loaded, missing or skipped for its "
-                "shape, kept its own value"
+                else ": every target entry that was not loaded, missing or skipped for its shape, kept its own value"
             )
         )
 
@@ -734,11 +681,7 @@ def check_transfer(transfer):
         before = ModelState(target)
         shapes = {k: v.shape for k, v in target.state_dict().items()}
         fitting = {k for k, v in source_state.items() if shapes.get(k) == v.shape}
-        kept = set(
-            _reference_transfer(
-                {k: v.clone() for k, v in source_state.items()}, reference_target
-            )
-        )
+        kept = set(_reference_transfer({k: v.clone() for k, v in source_state.items()}, reference_target))
         parameters = dict(target.named_parameters(remove_duplicate=False))
         source_copy = {k: (v, v.clone()) for k, v in source_state.items()}
         result, error = attempt(transfer, source_state, target)
@@ -748,18 +691,12 @@ def check_transfer(transfer):
                 "names, not wrong shapes, so drop the entries whose shape differs first"
             )
         if error is not None:
-            raise Wrong(
-                f"✗ on {what} transfer raised {type(error).__name__}: {error}"[:200]
-            )
+            raise Wrong(f"✗ on {what} transfer raised {type(error).__name__}: {error}"[:200])
         if set(source_state) != set(source_copy) or any(
-            source_state[k] is not v or not _same_values(v, c)
-            for k, (v, c) in source_copy.items()
+            source_state[k] is not v or not _same_values(v, c) for k, (v, c) in source_copy.items()
         ):
             raise Wrong(f"✗ on {what} your function changed the source state dict")
-        if any(
-            p is not parameters[n]
-            for n, p in target.named_parameters(remove_duplicate=False)
-        ):
+        if any(p is not parameters[n] for n, p in target.named_parameters(remove_duplicate=False)):
             raise Wrong(
                 f"✗ on {what} the target's Parameter objects were replaced (assign=True?): an optimizer "
                 "built before still holds the old ones; copy into them"
@@ -771,9 +708,7 @@ def check_transfer(transfer):
                 f"✗ on {what} the target now shares memory with the source state dict (p.data = ...?): "
                 "training one would change the other; copy the values in"
             )
-        problem = ModelState(reference_target).difference(
-            ModelState(target), same_objects=False
-        )
+        problem = ModelState(reference_target).difference(ModelState(target), same_objects=False)
         if problem:
             raise Wrong(f"✗ on {what} your function {problem}; load the values only")
         _check_transfer_result(what, result, after, kept, fitting)

@@ -52,9 +52,7 @@ def _loaded(data: bytes):
 
 def _tensor_files(entries):
     return {
-        name: _loaded(data)
-        if isinstance(data, bytes) and name.endswith(".pt")
-        else data
+        name: _loaded(data) if isinstance(data, bytes) and name.endswith(".pt") else data
         for name, data in entries.items()
     }
 
@@ -81,17 +79,9 @@ def _same_value(got, want):
             )
         )
     if isinstance(want, Mapping):
-        return (
-            isinstance(got, Mapping)
-            and set(got) == set(want)
-            and all(_same_value(got[k], want[k]) for k in want)
-        )
+        return isinstance(got, Mapping) and set(got) == set(want) and all(_same_value(got[k], want[k]) for k in want)
     if isinstance(want, (list, tuple)):
-        return (
-            type(got) is type(want)
-            and len(got) == len(want)
-            and all(_same_value(g, w) for g, w in zip(got, want))
-        )
+        return type(got) is type(want) and len(got) == len(want) and all(_same_value(g, w) for g, w in zip(got, want))
     if isinstance(want, float) and math.isnan(want):
         return isinstance(got, float) and math.isnan(got)
     return type(got) is type(want) and got == want
@@ -199,10 +189,7 @@ def _check_save(directory, path, before, renames, case):
             )
     if not path.exists() or before.get(path.name) == path.read_bytes():
         return None
-    if not any(
-        Path(os.path.realpath(target)) == Path(os.path.realpath(path))
-        for _, target in renames
-    ):
+    if not any(Path(os.path.realpath(target)) == Path(os.path.realpath(path)) for _, target in renames):
         return (
             f"✗ {case} {path.name} was written in place: a crash during the save leaves half a file "
             "and no checkpoint; save to a temporary file in the same directory, then os.replace it "
@@ -228,9 +215,7 @@ def _failed_save(keeper, reference, mine, k, saves, weights):
     with contextlib.suppress(Exception):
         reference.save(step, 0.0, _unpicklable(step, weights))
     after = _step_files(_listing(mine))
-    if (
-        after == before
-    ):  # as the reference's: save_atomically leaves every file as it was
+    if after == before:  # as the reference's: save_atomically leaves every file as it was
         return None
     name = f"step-{step}.pt"
     if name in after:
@@ -281,40 +266,24 @@ def check_best_checkpoints(BestCheckpoints):
                 mine, theirs = Path(mine), Path(theirs)
                 keeper, error = attempt(BestCheckpoints, mine, k)
                 if error is not None:
-                    raise Wrong(
-                        f"✗ BestCheckpoints({mine.name!r}, k={k}) raised {type(error).__name__}: {error}"[
-                            :200
-                        ]
-                    )
+                    raise Wrong(f"✗ BestCheckpoints({mine.name!r}, k={k}) raised {type(error).__name__}: {error}"[:200])
                 reference = _reference_BestCheckpoints(theirs, k)
                 for i, (step, loss) in enumerate(saves):
                     case = f"with k={k} after saves {saves[: i + 1]}"
                     state = _state(step, loss, weights)
                     before, renames = _listing(mine), []
-                    _, error = attempt(
-                        _renaming(keeper.save, renames), step, loss, state
-                    )
+                    _, error = attempt(_renaming(keeper.save, renames), step, loss, state)
                     if error is not None:
-                        raise Wrong(
-                            f"✗ {case}: save raised {type(error).__name__}: {error}"[
-                                :200
-                            ]
-                        )
+                        raise Wrong(f"✗ {case}: save raised {type(error).__name__}: {error}"[:200])
                     reference.save(step, loss, state)
                     stray = sorted(os.listdir(elsewhere))
                     if stray:
-                        raise Wrong(
-                            f"✗ you wrote {stray[0]} outside `directory`: save into the directory given"
-                        )
-                    atomic = atomic or _check_save(
-                        mine, mine / f"step-{step}.pt", before, renames, case
-                    )
+                        raise Wrong(f"✗ you wrote {stray[0]} outside `directory`: save into the directory given")
+                    atomic = atomic or _check_save(mine, mine / f"step-{step}.pt", before, renames, case)
                     got, want = _listing(mine), _listing(theirs)
                     if set(got) == set(want):
                         if not _same_value(_tensor_files(got), _tensor_files(want)):
-                            raise Wrong(
-                                f"✗ {case} a file does not hold the state saved at its step"
-                            )
+                            raise Wrong(f"✗ {case} a file does not hold the state saved at its step")
                         continue
                     extra = sorted(set(got) - set(want) - set(_step_files(got)))
                     if extra:
@@ -323,9 +292,7 @@ def check_best_checkpoints(BestCheckpoints):
                             "file onto the checkpoint's name, and leave nothing else behind"
                         )
                     raise Wrong(_ranking_hint(case, got, want, saves[: i + 1])[:260])
-                atomic = atomic or _failed_save(
-                    keeper, reference, mine, k, saves, weights
-                )
+                atomic = atomic or _failed_save(keeper, reference, mine, k, saves, weights)
     if atomic:
         raise Wrong(atomic)
     return (
@@ -437,9 +404,7 @@ def check_load_verified(load_verified):
                 want, want_error = None, error
             got, error = attempt(load_verified, tmp / name)
             if marker.exists() and name == "self-signed.pt":
-                raise Wrong(
-                    "✗ a matching digest shows the file is unchanged, not who wrote it: keep weights_only=True"
-                )
+                raise Wrong("✗ a matching digest shows the file is unchanged, not who wrote it: keep weights_only=True")
             if marker.exists():
                 raise Wrong(
                     "✗ loading ran code stored in the file: verify first, then torch.load with weights_only=True"
@@ -450,24 +415,16 @@ def check_load_verified(load_verified):
                     + ": hash the file's bytes, all of them, and strip the line ending of the .sha256 file"
                 )
             if want_error is None and not _same_value(got, want):
-                raise Wrong(
-                    f"✗ on {what} you returned something else than torch.load returns"
-                )
+                raise Wrong(f"✗ on {what} you returned something else than torch.load returns")
             if want_error is not None and error is None:
                 raise Wrong(f"✗ {what} loaded: {_REFUSAL_HINTS[name]}")
             if isinstance(want_error, ValueError) and not isinstance(error, ValueError):
                 raise Wrong(
                     f"✗ on {what} raise ValueError for a digest mismatch, not {type(error).__name__}"
-                    + (
-                        ": check the digest before loading"
-                        if name in ("tampered.pt", "truncated.pt")
-                        else ""
-                    )
+                    + (": check the digest before loading" if name in ("tampered.pt", "truncated.pt") else "")
                 )
         if _listing(tmp) != before:
-            raise Wrong(
-                "✗ your function changed, wrote or removed files; verifying should only read"
-            )
+            raise Wrong("✗ your function changed, wrote or removed files; verifying should only read")
     return (
         "✓ correct: intact files load; a flipped bit, a cut-off download or digest, a tampered "
         "file and a missing digest are refused"
@@ -546,8 +503,7 @@ def _stale_family():
 
 def _tree(directory):
     return sorted(
-        (str(p.relative_to(directory)), p.read_bytes() if p.is_file() else None)
-        for p in directory.rglob("*")
+        (str(p.relative_to(directory)), p.read_bytes() if p.is_file() else None) for p in directory.rglob("*")
     )
 
 
@@ -569,14 +525,8 @@ def check_remove_stale_temporaries(remove_stale_temporaries):
             got, error = attempt(remove_stale_temporaries, Path(mine), seconds=3)
             if error is not None:
                 raise Wrong(
-                    f"✗ in a directory with {what} you raised {type(error).__name__}: {error}"[
-                        :160
-                    ]
-                    + (
-                        ": remove files only"
-                        if isinstance(error, (IsADirectoryError, PermissionError))
-                        else ""
-                    )
+                    f"✗ in a directory with {what} you raised {type(error).__name__}: {error}"[:160]
+                    + (": remove files only" if isinstance(error, (IsADirectoryError, PermissionError)) else "")
                 )
             left, expected = _tree(Path(mine)), _tree(Path(theirs))
             if left != expected:
@@ -591,7 +541,5 @@ def check_remove_stale_temporaries(remove_stale_temporaries):
                 )
                 raise Wrong(f"✗ in a directory with {what} {detail}{hint}"[:240])
             if type(got) is not int or got != want:
-                raise Wrong(
-                    f"✗ in a directory with {what} you returned {got!r}; expected the count, {want}"
-                )
+                raise Wrong(f"✗ in a directory with {what} you returned {got!r}; expected the count, {want}")
     return "✓ correct: exactly save_atomically's leftovers are removed, and their number returned"

@@ -75,21 +75,15 @@ def check_try_accelerator(try_accelerator):
                     hint = "it must return a device on every machine"
                     if "none is available" in str(error):
                         hint = "ask device_count() (or is_available()) first: torch 2.6 raises here"
-                    elif isinstance(error, TypeError) and "current_accelerator" in str(
-                        error
-                    ):
+                    elif isinstance(error, TypeError) and "current_accelerator" in str(error):
                         hint = "torch 2.6's current_accelerator() takes no argument; ask device_count()"
-                    raise Wrong(
-                        f"✗ {where} raised {type(error).__name__}: {error} ({hint})"
-                    )
+                    raise Wrong(f"✗ {where} raised {type(error).__name__}: {error} ({hint})")
                 if state["calls"]:
                     raise Wrong(
                         f"✗ {where} changed the current device ({state['calls'][0][0]}): only answer the question"
                     )
                 if type(got) is not torch.device:
-                    raise Wrong(
-                        f"✗ {where} returned {got!r}: return a torch.device, e.g. torch.device(kind, i)"
-                    )
+                    raise Wrong(f"✗ {where} returned {got!r}: return a torch.device, e.g. torch.device(kind, i)")
                 if got == expected:
                     continue
                 where += f" returned {got}; expected {expected}"
@@ -106,7 +100,9 @@ def check_try_accelerator(try_accelerator):
                 else:
                     hint = "put the index i into the device"
                 raise Wrong(f"✗ {where}: {hint}")
-    return "✓ correct: the i-th device on CUDA, XPU and MPS machines, the CPU where it does not exist (torch 2.6 and 2.7+)"
+    return (
+        "✓ correct: the i-th device on CUDA, XPU and MPS machines, the CPU where it does not exist (torch 2.6 and 2.7+)"
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -119,9 +115,7 @@ def _reference_to_device(batch, device: torch.device, non_blocking: bool = False
     def move(value):
         if isinstance(value, torch.Tensor):
             return value.to(device, non_blocking=non_blocking)
-        if isinstance(
-            value, dict
-        ):  # dict, OrderedDict, ...: the same type, the same order
+        if isinstance(value, dict):  # dict, OrderedDict, ...: the same type, the same order
             return type(value)((key, move(item)) for key, item in value.items())
         if isinstance(value, tuple) and hasattr(value, "_fields"):  # a namedtuple
             return type(value)(*(move(item) for item in value))
@@ -196,9 +190,7 @@ def _batches():
         ("empty containers", {"none": [], "nothing": {}, "unit": ()}),
     ]
     if np is not None:
-        batches.append(
-            ("a NumPy array beside a tensor", {"x": t(2), "raw": np.arange(3.0)})
-        )
+        batches.append(("a NumPy array beside a tensor", {"x": t(2), "raw": np.arange(3.0)}))
     return batches
 
 
@@ -210,9 +202,7 @@ def _same_tensor(a, b):
         return True
     if not (a.is_floating_point() and b.is_floating_point()):
         return False
-    return torch.equal(a.isnan(), b.isnan()) and torch.equal(
-        a.nan_to_num(0.0), b.nan_to_num(0.0)
-    )
+    return torch.equal(a.isnan(), b.isnan()) and torch.equal(a.nan_to_num(0.0), b.nan_to_num(0.0))
 
 
 def _same_leaf(got, expected):
@@ -247,12 +237,7 @@ def _same_fingerprint(a, b):
         return False
     for x, y in zip(a, b):
         if isinstance(x, torch.Tensor):
-            if not (
-                isinstance(y, torch.Tensor)
-                and x.dtype == y.dtype
-                and x.shape == y.shape
-                and _same_tensor(x, y)
-            ):
+            if not (isinstance(y, torch.Tensor) and x.dtype == y.dtype and x.shape == y.shape and _same_tensor(x, y)):
                 return False
         elif isinstance(x, (list, tuple)):
             if not _same_fingerprint(x, y):
@@ -269,18 +254,14 @@ def _compare(got, expected, path="the result"):
         def named(kind):
             return f"{'an' if kind.__name__[0] in 'AEIOU' else 'a'} {kind.__name__}"
 
-        return (
-            f"{path} came back as {named(type(got))}; expected {named(type(expected))}"
-        )
+        return f"{path} came back as {named(type(got))}; expected {named(type(expected))}"
     if isinstance(expected, torch.Tensor):
         if device_of(got) != device_of(expected):
             return f"{path} is on {device_of(got)}; expected {device_of(expected)}"
         if got.dtype != expected.dtype:
             return f"{path} has dtype {got.dtype}; expected {expected.dtype}"
         if got.shape != expected.shape:
-            return (
-                f"{path} has shape {tuple(got.shape)}; expected {tuple(expected.shape)}"
-            )
+            return f"{path} has shape {tuple(got.shape)}; expected {tuple(expected.shape)}"
         if not _same_tensor(got, expected):
             return f"{path} has other values"
         if got.requires_grad != expected.requires_grad:
@@ -300,11 +281,7 @@ def _compare(got, expected, path="the result"):
             return f"{path} has {len(got)} items; expected {len(expected)}"
         pairs = [(g, e, f"{path}[{i}]") for i, (g, e) in enumerate(zip(got, expected))]
     else:
-        return (
-            None
-            if _same_leaf(got, expected)
-            else f"{path} is {got!r}; expected {expected!r}"
-        )
+        return None if _same_leaf(got, expected) else f"{path} is {got!r}; expected {expected!r}"
     for g, e, p in pairs:
         difference = _compare(g, e, p)
         if difference:
@@ -316,9 +293,7 @@ def _to_device_hint(difference):
     if "came back as a dict; expected an OrderedDict" in difference:
         return "rebuild a mapping with its own type, type(batch)(...), so an OrderedDict stays one"
     if "expected a _Pair" in difference:
-        return (
-            "a namedtuple takes its fields as separate arguments: type(batch)(*values)"
-        )
+        return "a namedtuple takes its fields as separate arguments: type(batch)(*values)"
     if "came back as a Tensor; expected a ndarray" in difference:
         return "leave what is not a tensor as it is: a NumPy array too"
     if "came back as" in difference:
@@ -361,31 +336,21 @@ def check_to_device(to_device):
         for (what, batch), (_, batch_for_reference) in zip(_batches(), _batches()):
             before = _fingerprint(batch)
             with SimulatedDevices():
-                expected = _reference_to_device(
-                    batch_for_reference, device, non_blocking
-                )
+                expected = _reference_to_device(batch_for_reference, device, non_blocking)
             got, error = attempt(
                 under(to_device, {}, SimulatedDevices()),
                 batch,
                 device,
                 non_blocking=non_blocking,
             )
-            case = (
-                f"on {what}, to_device(batch, {device!r}, non_blocking={non_blocking})"
-            )
+            case = f"on {what}, to_device(batch, {device!r}, non_blocking={non_blocking})"
             if error is not None:
                 hint = "leave non-tensor values, such as strings, as they are, and accept non_blocking="
-                if (
-                    isinstance(batch, tuple)
-                    and hasattr(batch, "_fields")
-                    or "_Pair" in str(error)
-                ):
+                if isinstance(batch, tuple) and hasattr(batch, "_fields") or "_Pair" in str(error):
                     hint = "a namedtuple takes its fields as separate arguments: type(batch)(*values)"
                 raise Wrong(f"✗ {case} raised {type(error).__name__}: {error} ({hint})")
             if not _same_fingerprint(_fingerprint(batch), before):
-                raise Wrong(
-                    f"✗ {case} changed the caller's batch: build new containers instead of assigning into them"
-                )
+                raise Wrong(f"✗ {case} changed the caller's batch: build new containers instead of assigning into them")
             difference = _compare(got, expected)
             if difference:
                 raise Wrong(f"✗ {case}: {difference} ({_to_device_hint(difference)})")
@@ -451,21 +416,15 @@ def check_time_call(time_call):
         where = f"on {describe_machine(kind, count, '2.6-2.15') if kind else 'a CPU-only machine'}, timing {device}"
         if error is not None:
             hint = ""
-            if device.type == "cpu" and (
-                "none is available" in str(error) or "not compiled" in str(error)
-            ):
+            if device.type == "cpu" and ("none is available" in str(error) or "not compiled" in str(error)):
                 hint = " (on the CPU there is nothing to wait for: synchronize only when device.type != 'cpu')"
             elif "not ready" in str(error):
                 hint = " (wait for the end event first: end.synchronize())"
             elif "not compiled" in str(error):
                 hint = " (that backend is not this machine's: torch.accelerator works for every kind)"
-            raise Wrong(
-                f"✗ {where}, time_call raised {type(error).__name__}: {error}{hint}"
-            )
+            raise Wrong(f"✗ {where}, time_call raised {type(error).__name__}: {error}{hint}")
         if isinstance(got, bool) or not isinstance(got, (int, float)):
-            raise Wrong(
-                f"✗ {where}, time_call returned {got!r}: return the seconds as a float"
-            )
+            raise Wrong(f"✗ {where}, time_call returned {got!r}: return the seconds as a float")
         if 0.5 * expected <= got <= 1.5 * expected:
             passed_cuda = passed_cuda or device.type == "cuda"
             continue
@@ -544,11 +503,7 @@ def _run_logging(answer, num_steps, device, dtype=torch.float32, scales=()):
 
 def _times(clocks, num_steps, what):
     every = num_steps > 1 and set(range(1, num_steps)) <= set(clocks)
-    return (
-        f"{what} after every step"
-        if every
-        else f"{what} {len(clocks)} times, first after step {clocks[0]}"
-    )
+    return f"{what} after every step" if every else f"{what} {len(clocks)} times, first after step {clocks[0]}"
 
 
 @checker
@@ -570,9 +525,7 @@ def check_log_losses(log_losses):
         (torch.device("cuda"), 6, torch.float32, ((2, nan), (4, inf))),
     ]
     for device, num_steps, dtype, scales in family:
-        expected = _run_logging(
-            _reference_log_losses, num_steps, device, dtype, scales
-        ).result
+        expected = _run_logging(_reference_log_losses, num_steps, device, dtype, scales).result
         run = _run_logging(log_losses, num_steps, device, dtype, scales)
         mode, result = run.mode, run.result
         where = f"with num_steps={num_steps} on {device}, {str(dtype)[6:]} losses"
@@ -582,9 +535,7 @@ def check_log_losses(log_losses):
         waits = [s for s in mode.synchronized if s < num_steps]
         after = len(mode.copies_to_host) - len(in_loop)
         if run.error is not None:
-            raise Wrong(
-                f"✗ {where}, log_losses raised {type(run.error).__name__}: {run.error}"
-            )
+            raise Wrong(f"✗ {where}, log_losses raised {type(run.error).__name__}: {run.error}")
         if run.steps != num_steps:
             raise Wrong(f"✗ {where}, step() was called {run.steps} times")
         if run.autograd_off:
@@ -609,21 +560,15 @@ def check_log_losses(log_losses):
                 f"✗ {where}, {run.alive} steps' graphs were kept alive by the log: store step().detach(), not the loss"
             )
         if mode.unsynchronized_reads:
-            raise Wrong(
-                f"✗ {where}, a non_blocking copy to the host was read before synchronizing: it may be garbage"
-            )
+            raise Wrong(f"✗ {where}, a non_blocking copy to the host was read before synchronizing: it may be garbage")
         if type(result) is not list or any(type(x) is not float for x in result):
-            raise Wrong(
-                f"✗ {where}, log_losses returned {type(result).__name__}: return a list of Python floats"
-            )
+            raise Wrong(f"✗ {where}, log_losses returned {type(result).__name__}: return a list of Python floats")
         if len(result) != len(expected) or not torch.allclose(
             torch.tensor(result, dtype=torch.float64),
             torch.tensor(expected, dtype=torch.float64),
             equal_nan=True,
         ):
-            raise Wrong(
-                f"✗ {where}, the logged values are not the losses step() returned, in order"
-            )
+            raise Wrong(f"✗ {where}, the logged values are not the losses step() returned, in order")
         if after > 1:
             raise Wrong(
                 f"✗ {where}, the log was copied to the host {after} times after the loop: copy it once "

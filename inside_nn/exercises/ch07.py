@@ -66,9 +66,7 @@ def _fake_all_reduces(timeout_s=2.0):
     def make(rank):
         def all_reduce(tensor, op=dist.ReduceOp.SUM, group=None, async_op=False):
             if group not in (None, dist.group.WORLD):
-                raise ValueError(
-                    "this checker simulates the default group only: pass group=None"
-                )
+                raise ValueError("this checker simulates the default group only: pass group=None")
             if op not in combine:
                 raise ValueError(f"this checker's all_reduce does not support op={op}")
             slots[rank] = tensor.detach().clone()
@@ -151,21 +149,14 @@ class _Case:
     def __init__(self, what, batches, start=0.0, dtype=torch.float32, grad=False):
         self.what, self.start, self.dtype = what, start, dtype
         self.features = batches[0][0].shape[1]
-        self.batches = [
-            [x.requires_grad_() if grad and x.is_floating_point() else x for x in rank]
-            for rank in batches
-        ]
+        self.batches = [[x.requires_grad_() if grad and x.is_floating_point() else x for x in rank] for rank in batches]
         self.x_dtype = batches[0][0].dtype
 
     def trackers(self):
         trackers = [nn.Module() for _ in range(2)]
         for tracker in trackers:
-            tracker.register_buffer(
-                "total", torch.full((self.features,), self.start, dtype=self.dtype)
-            )
-            tracker.register_buffer(
-                "count", torch.tensor(self.start * 4, dtype=self.dtype)
-            )
+            tracker.register_buffer("total", torch.full((self.features,), self.start, dtype=self.dtype))
+            tracker.register_buffer("count", torch.tensor(self.start * 4, dtype=self.dtype))
         return trackers
 
 
@@ -175,10 +166,7 @@ def _statistic_cases():
     gen = torch.Generator().manual_seed(7)
 
     def batches(features, sizes, dtype=torch.float32):
-        return [
-            [(torch.randn(n, features, generator=gen) + 1).to(dtype) for n in rank]
-            for rank in sizes
-        ]
+        return [[(torch.randn(n, features, generator=gen) + 1).to(dtype) for n in rank] for rank in sizes]
 
     def sizes(per_rank):
         return f"batch sizes {per_rank[0]} and {per_rank[1]}"
@@ -223,9 +211,7 @@ def _count_hint(case, count, expected_count):
     start = case.start * 4
     rows = expected_count - start
     recounted = start
-    for x0, x1 in zip(
-        *case.batches
-    ):  # the counts if each step reduced the running totals
+    for x0, x1 in zip(*case.batches):  # the counts if each step reduced the running totals
         recounted = 2 * recounted + len(x0) + len(x1)
     hint = "add the number of rows of every rank's batch"
     if count == recounted:
@@ -273,9 +259,7 @@ def _check_rank_tracker(on, case, rank, got, want):
             f"✗ {on} rank {rank}'s count is {count:g}; expected {expected_count:g}: {_count_hint(case, count, expected_count)}"
         )
     tolerance = _tolerance(case.x_dtype)
-    if not torch.allclose(
-        got.total, want.total, rtol=tolerance, atol=tolerance, equal_nan=True
-    ):
+    if not torch.allclose(got.total, want.total, rtol=tolerance, atol=tolerance, equal_nan=True):
         hint = (
             "add the per-feature sum of all rows (x.sum(dim=0), summed over ranks); "
             "averaging the ranks' means weights a small batch like a large one"
@@ -297,24 +281,16 @@ def check_add_batch_over_ranks(add_batch_over_ranks):
         _on_two_ranks(_reference_add_batch_over_ranks, expected, case.batches)()
         trackers = case.trackers()
         inputs_before = [[x.detach().clone() for x in rank] for rank in case.batches]
-        (failures, log), _ = attempt(
-            _on_two_ranks(add_batch_over_ranks, trackers, case.batches)
-        )
+        (failures, log), _ = attempt(_on_two_ranks(add_batch_over_ranks, trackers, case.batches))
         on = f"on {case.what}"
         if any(isinstance(f, _Leak) for f in failures):
             raise Wrong(
                 "✗ add_batch_over_ranks changed global state that the caller owns: grad mode; "
                 "leave process-wide settings as you found them (use a context manager or a local generator)"
             )
-        own = [
-            f
-            for f in failures
-            if f is not None and not isinstance(f, threading.BrokenBarrierError)
-        ]
+        own = [f for f in failures if f is not None and not isinstance(f, threading.BrokenBarrierError)]
         if own:
-            raise Wrong(
-                f"✗ {on} your function raised {type(own[0]).__name__}: {own[0]}"
-            )
+            raise Wrong(f"✗ {on} your function raised {type(own[0]).__name__}: {own[0]}")
         if any(failures) or len(log[0]) != len(log[1]):
             raise Wrong(
                 f"✗ {on} the ranks called all_reduce {len(log[0])} and {len(log[1])} times; in a real job the extra call hangs: call it the same number of times on every rank"
@@ -323,9 +299,7 @@ def check_add_batch_over_ranks(add_batch_over_ranks):
             raise Wrong(
                 "✗ each rank added only its own batch (all_reduce was never called): a buffer is not shared, DDP only copies rank 0's; all_reduce the batch's sum and count, then add them"
             )
-        if any(
-            work is not None and not work.waited for rank in log for *_, work in rank
-        ):
+        if any(work is not None and not work.waited for rank in log for *_, work in rank):
             raise Wrong(
                 f"✗ {on} all_reduce(..., async_op=True) was never waited for: its result is only in the tensor after work.wait()"
             )
@@ -338,9 +312,7 @@ def check_add_batch_over_ranks(add_batch_over_ranks):
                 f"✗ {on} (inputs that require grad) total or count now requires grad: the update keeps every step's graph alive; do it under torch.no_grad() or from x.detach()"
             )
         if any(
-            not _same(x.detach(), b)
-            for rank, before in zip(case.batches, inputs_before)
-            for x, b in zip(rank, before)
+            not _same(x.detach(), b) for rank, before in zip(case.batches, inputs_before) for x, b in zip(rank, before)
         ):
             raise Wrong(
                 f"✗ {on} your function changed the batch x in place: the model still needs it; reduce a new tensor"
@@ -356,10 +328,7 @@ def check_add_batch_over_ranks(add_batch_over_ranks):
 def _same(a, b):
     return a.dtype == b.dtype and (
         torch.equal(a, b)
-        or bool(
-            torch.equal(a.isnan(), b.isnan())
-            and torch.equal(a.nan_to_num(0.0), b.nan_to_num(0.0))
-        )
+        or bool(torch.equal(a.isnan(), b.isnan()) and torch.equal(a.nan_to_num(0.0), b.nan_to_num(0.0)))
     )
 
 
@@ -412,11 +381,7 @@ def _check_registered(module, reference):
             "✗ running_mean is an nn.Parameter: parameters() lists it, so optimizers get it and DDP never syncs it; register it with self.register_buffer"
         )
     if "running_mean" not in buffers:
-        where = (
-            "a plain attribute"
-            if isinstance(getattr(module, "running_mean", None), torch.Tensor)
-            else "missing"
-        )
+        where = "a plain attribute" if isinstance(getattr(module, "running_mean", None), torch.Tensor) else "missing"
         raise Wrong(
             f"✗ running_mean is {where}, not a registered buffer: use self.register_buffer('running_mean', torch.zeros(features)) so it is saved, moved and cast"
         )
@@ -441,16 +406,12 @@ def check_train_only_mean(TrainOnlyMean):
     for features, dtype, xs in _mean_cases():
         module, error = attempt(TrainOnlyMean, features)
         if error is not None:
-            raise Wrong(
-                f"✗ TrainOnlyMean({features}) raised {type(error).__name__}: {error}"
-            )
+            raise Wrong(f"✗ TrainOnlyMean({features}) raised {type(error).__name__}: {error}")
         reference = _reference_TrainOnlyMean(features)
         _check_registered(module, reference)
         moved = module.to(dtype)
         if moved is not module or module.running_mean.dtype != dtype:
-            raise Wrong(
-                f"✗ module.to({dtype}) did not cast running_mean: register it as a buffer"
-            )
+            raise Wrong(f"✗ module.to({dtype}) did not cast running_mean: register it as a buffer")
         reference.to(dtype)
         tolerance = 2e-2 if dtype == torch.bfloat16 else 1e-5
         for (mode, grad), x in zip(_STEPS, xs):
@@ -465,9 +426,7 @@ def check_train_only_mean(TrainOnlyMean):
             if error is not None:
                 raise Wrong(f"✗ {where} raised {type(error).__name__}: {error}"[:240])
             if module.training != (mode == "train"):
-                raise Wrong(
-                    f"✗ {where} changed the module's train/eval flag: leave it to the caller"
-                )
+                raise Wrong(f"✗ {where} changed the module's train/eval flag: leave it to the caller")
             running = module.running_mean
             if running.requires_grad or running.grad_fn is not None:
                 raise Wrong(
@@ -486,9 +445,7 @@ def check_train_only_mean(TrainOnlyMean):
                     "✗ forward returned x cut from autograd (x.detach(), or a forward under torch.no_grad()): return x itself, so gradients flow through"
                 )
             if running.dtype != dtype:
-                raise Wrong(
-                    f"✗ {where} turned running_mean into {running.dtype}: keep the buffer's dtype"
-                )
+                raise Wrong(f"✗ {where} turned running_mean into {running.dtype}: keep the buffer's dtype")
             if torch.allclose(
                 running.float(),
                 reference.running_mean.float(),
@@ -505,9 +462,7 @@ def check_train_only_mean(TrainOnlyMean):
                     f"✗ {where} did not update running_mean: guard on self.training, not on torch.is_grad_enabled()"
                 )
             if not running.any():
-                raise Wrong(
-                    f"✗ {where} left running_mean at zero: update it when self.training is True"
-                )
+                raise Wrong(f"✗ {where} left running_mean at zero: update it when self.training is True")
             raise Wrong(
                 f"✗ {where} gave running_mean {[round(v, 4) for v in running.tolist()][:5]}; expected {[round(v, 4) for v in reference.running_mean.tolist()][:5]}: move 10% of the way, running_mean = 0.9 * running_mean + 0.1 * x.mean(dim=0)"
             )
@@ -632,17 +587,13 @@ def _strip_difference(stripped, expected, keys_before):
         extra = sorted(set(keys) - set(expected))[:2]
         missing = sorted(set(expected) - set(keys))[:2]
         hint = "str.replace('module.', '') also cuts 'module.' out of names like 'submodule.weight'; remove only a leading 'module.'"
-        if any(k.startswith("module.") for k in keys) and all(
-            k.startswith("module.") for k in keys_before
-        ):
+        if any(k.startswith("module.") for k in keys) and all(k.startswith("module.") for k in keys_before):
             hint = "some keys still start with 'module.': remove that prefix from every key"
         if any(not k.startswith("module.") for k in keys_before):
             hint = "a key without the prefix came back changed: strip 'module.' only where a key starts with it"
         if any(k.startswith("module_") for k in keys_before):
             hint = "'module_list.' does not start with 'module.': compare the whole prefix, dot included"
-        stripped_chars = {e.lstrip("module.") for e in expected} | {
-            ("module." + e).lstrip("module.") for e in expected
-        }
+        stripped_chars = {e.lstrip("module.") for e in expected} | {("module." + e).lstrip("module.") for e in expected}
         if any(k in stripped_chars for k in extra):
             hint = "str.lstrip('module.') strips characters, not a prefix: use str.removeprefix('module.')"
         if "module.module.weight" in keys_before:
@@ -657,9 +608,7 @@ def _strip_difference(stripped, expected, keys_before):
         ) != (want.dtype, want.shape, want.requires_grad):
             return f"{key!r} is not the tensor you were given (its dtype, shape or requires_grad changed): keep every value as it is"
         if not torch.equal(got, want):
-            return (
-                "the keys are right but some values changed: keep every tensor as it is"
-            )
+            return "the keys are right but some values changed: keep every tensor as it is"
     return None
 
 
@@ -671,9 +620,7 @@ def _metadata_difference(stripped, expected):
     )
     if not want:
         return (
-            None
-            if not got
-            else "the argument has no _metadata, but your result has one: copy it only where it exists"
+            None if not got else "the argument has no _metadata, but your result has one: copy it only where it exists"
         )
     if got is None:
         return "your result has no `_metadata` (each module's version, chapter 5): copy it and rename its keys too"
@@ -694,19 +641,13 @@ def check_strip_ddp_prefix(strip_ddp_prefix):
         expected = _reference_strip_ddp_prefix(state_dict)
         stripped, error = attempt(strip_ddp_prefix, state_dict, seconds=3)
         if error is not None:
-            raise Wrong(
-                f"✗ on {case} strip_ddp_prefix raised {type(error).__name__}: {error}"[
-                    :240
-                ]
-            )
+            raise Wrong(f"✗ on {case} strip_ddp_prefix raised {type(error).__name__}: {error}"[:240])
         if stripped is None:
             raise Wrong(
                 "✗ strip_ddp_prefix returned None: return the new state_dict (consume_prefix_in_state_dict_if_present works in place and returns nothing)"
             )
         if not hasattr(stripped, "keys") or not hasattr(stripped, "__getitem__"):
-            raise Wrong(
-                f"✗ on {case} strip_ddp_prefix returned a {type(stripped).__name__}: return the new state_dict"
-            )
+            raise Wrong(f"✗ on {case} strip_ddp_prefix returned a {type(stripped).__name__}: return the new state_dict")
         hint = _strip_difference(stripped, expected, keys)
         if hint is None and (
             list(state_dict) != keys

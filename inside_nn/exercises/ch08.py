@@ -36,9 +36,7 @@ def _reference_plain_tensor_names(model: nn.Module) -> set[str]:
     names = set()
     for path, module in model.named_modules():
         for name, value in vars(module).items():
-            if name not in ("_parameters", "_buffers", "_modules") and holds_tensor(
-                value
-            ):
+            if name not in ("_parameters", "_buffers", "_modules") and holds_tensor(value):
                 names.add(f"{path}.{name}" if path else name)
     return names
 
@@ -94,14 +92,10 @@ def _compare(answer, reference, cases, name, mistakes=()):
         state = ModelState(model)
         got, error = attempt(answer, model)
         if error is not None:
-            raise Wrong(
-                f"✗ on {description}, {name} raised {type(error).__name__}: {str(error)[:80]}"
-            )
+            raise Wrong(f"✗ on {description}, {name} raised {type(error).__name__}: {str(error)[:80]}")
         changed = state.difference(ModelState(model))
         if changed:
-            raise Wrong(
-                f"✗ on {description}, it {changed}; an inspection must leave the model as it was"
-            )
+            raise Wrong(f"✗ on {description}, it {changed}; an inspection must leave the model as it was")
         if type(got) is not type(expected) or got != expected:
             hint = _hint(mistakes, got, expected, model)
             shown = (
@@ -110,8 +104,7 @@ def _compare(answer, reference, cases, name, mistakes=()):
                 else f"{_short(got)}; expected"
             )
             raise Wrong(
-                f"✗ on {description} your answer is {shown} {_short(expected)}"
-                + (f" ({hint})" if hint else "")
+                f"✗ on {description} your answer is {shown} {_short(expected)}" + (f" ({hint})" if hint else "")
             )
     return f"✓ correct: {name} agrees with the reference on {len(cases)} models, from the zoo too"
 
@@ -134,9 +127,7 @@ def _with_buffers(*buffers):
 def _tied_lm(vocab=11, dim=6):
     embed, head = nn.Embedding(vocab, dim), nn.Linear(dim, vocab, bias=False)
     head.weight = embed.weight
-    return nn.ModuleDict(
-        {"embed": embed, "block": nn.Linear(dim, dim), "lm_head": head}
-    )
+    return nn.ModuleDict({"embed": embed, "block": nn.Linear(dim, dim), "lm_head": head})
 
 
 def _shared_block():
@@ -219,9 +210,7 @@ def check_plain_tensor_names(plain_tensor_names):
     mistakes = [
         (lambda got, exp, model: not isinstance(got, set), "return a set of names"),
         (
-            lambda got, exp, model: any(
-                str(n).rpartition(".")[2] in registries for n in got
-            ),
+            lambda got, exp, model: any(str(n).rpartition(".")[2] in registries for n in got),
             "skip `_parameters`, `_buffers` and `_modules`: they hold registered tensors",
         ),
         (
@@ -229,9 +218,7 @@ def check_plain_tensor_names(plain_tensor_names):
             "name the attribute, not each item in it: `history`, not `history[0]`",
         ),
         (
-            lambda got, exp, model: (
-                {str(n).rpartition(".")[2] for n in exp} == set(got) and got != exp
-            ),
+            lambda got, exp, model: {str(n).rpartition(".")[2] for n in exp} == set(got) and got != exp,
             "prefix the module path `named_modules()` gives: `1.cache`, not `cache`",
         ),
         (
@@ -239,15 +226,11 @@ def check_plain_tensor_names(plain_tensor_names):
             "look at every submodule, with the path `named_modules()` gives it",
         ),
         (
-            lambda got, exp, model: (
-                got < exp and any(n.startswith("_") for n in exp - got)
-            ),
+            lambda got, exp, model: got < exp and any(n.startswith("_") for n in exp - got),
             "a plain tensor may have any name, `_cache` included: skip only the three registries",
         ),
         (
-            lambda got, exp, model: (
-                got < exp and any(_value_of(model, n).is_sparse for n in exp - got)
-            ),
+            lambda got, exp, model: got < exp and any(_value_of(model, n).is_sparse for n in exp - got),
             "a sparse tensor (a graph's adjacency) is a tensor too",
         ),
         (
@@ -341,8 +324,7 @@ def check_ddp_buffer_bytes(ddp_buffer_bytes):
         (
             lambda got, exp, model: (
                 got != exp
-                and got
-                > sum(b.nbytes for b in model.buffers() if b.element_size() >= 4)
+                and got > sum(b.nbytes for b in model.buffers() if b.element_size() >= 4)
                 and any(b.element_size() < 4 for b in model.buffers())
             ),
             "each buffer's element size follows its dtype (bfloat16 2 bytes, bool 1): use nbytes",
@@ -352,9 +334,7 @@ def check_ddp_buffer_bytes(ddp_buffer_bytes):
             "DDP sends every buffer: non-persistent and integer ones too",
         ),
         (
-            lambda got, exp, model: (
-                got > exp and exp == 0 and not list(model.parameters())
-            ),
+            lambda got, exp, model: got > exp and exp == 0 and not list(model.parameters()),
             "a plain tensor attribute is not a buffer: DDP never sends it",
         ),
         (
@@ -451,10 +431,7 @@ def check_tied_groups(tied_groups):
 
     mistakes = [
         (
-            lambda got, exp, model: (
-                not isinstance(got, set)
-                or any(not isinstance(g, frozenset) for g in got)
-            ),
+            lambda got, exp, model: not isinstance(got, set) or any(not isinstance(g, frozenset) for g in got),
             "return a set of frozensets of names",
         ),
         (
@@ -478,6 +455,4 @@ def check_tied_groups(tied_groups):
             "equal values, data_ptr() or a shared storage are not a tie (data_ptr() is 0 on meta): compare the Parameter objects",
         ),
     ]
-    return _compare(
-        tied_groups, _reference_tied_groups, _tie_cases(), "tied_groups", mistakes
-    )
+    return _compare(tied_groups, _reference_tied_groups, _tie_cases(), "tied_groups", mistakes)

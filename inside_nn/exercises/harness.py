@@ -144,11 +144,7 @@ def _same(a, b) -> bool:
     if isinstance(a, torch.Tensor):
         return isinstance(b, torch.Tensor) and torch.equal(a, b)
     if isinstance(a, (list, tuple)):
-        return (
-            isinstance(b, (list, tuple))
-            and len(a) == len(b)
-            and all(_same(x, y) for x, y in zip(a, b))
-        )
+        return isinstance(b, (list, tuple)) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     if np is not None and isinstance(a, np.ndarray):
         return isinstance(b, np.ndarray) and np.array_equal(a, b)
     return a == b
@@ -301,13 +297,8 @@ def checker(check: Callable) -> Callable:
             line = str(wrong)
             line = line if line.startswith("✗") else f"✗ {line}"
         except Exception as error:  # noqa: BLE001 (any failure is the answer's, in one line)
-            line = (
-                f"✗ your answer made the check fail with {type(error).__name__}: "
-                f"{_first_line(error)}"
-            )
-        except (
-            SystemExit
-        ) as error:  # an answer's sys.exit() outside call(): still one line
+            line = f"✗ your answer made the check fail with {type(error).__name__}: {_first_line(error)}"
+        except SystemExit as error:  # an answer's sys.exit() outside call(): still one line
             line = _EXITED.format(error.code)
         finally:
             restore(before)
@@ -335,18 +326,12 @@ class ModelState:
     """What an answer could change on a caller's model, for comparing before and after."""
 
     def __init__(self, model: nn.Module):
-        self.params = [
-            (n, p, p.requires_grad, _copy(p))
-            for n, p in model.named_parameters(remove_duplicate=False)
-        ]
-        self.buffers = [
-            (n, b, _copy(b)) for n, b in model.named_buffers(remove_duplicate=False)
-        ]
+        self.params = [(n, p, p.requires_grad, _copy(p)) for n, p in model.named_parameters(remove_duplicate=False)]
+        self.buffers = [(n, b, _copy(b)) for n, b in model.named_buffers(remove_duplicate=False)]
         self.training = [(n, m.training) for n, m in model.named_modules()]
         self.hooks = [(n, _hooks(m)) for n, m in model.named_modules()]
         self.grads = [
-            (n, None if p.grad is None else _copy(p.grad))
-            for n, p in model.named_parameters(remove_duplicate=False)
+            (n, None if p.grad is None else _copy(p.grad)) for n, p in model.named_parameters(remove_duplicate=False)
         ]
 
     def difference(self, other: ModelState, same_objects: bool = True) -> str | None:
@@ -354,9 +339,7 @@ class ModelState:
         names = [n for n, *_ in self.params]
         if names != [n for n, *_ in other.params]:
             return f"changed which parameters the model has (now {[n for n, *_ in other.params]})"
-        for (name, p, flag, value), (_, q, new_flag, new_value) in zip(
-            self.params, other.params
-        ):
+        for (name, p, flag, value), (_, q, new_flag, new_value) in zip(self.params, other.params):
             if same_objects and p is not q:
                 return f"replaced the Parameter `{name}` with a new object"
             if flag != new_flag:
@@ -375,9 +358,7 @@ class ModelState:
         if self.hooks != other.hooks:
             return "added or removed hooks on the model"
         for (name, grad), (_, new_grad) in zip(self.grads, other.grads):
-            if (grad is None) != (new_grad is None) or (
-                grad is not None and not _equal(grad, new_grad)
-            ):
+            if (grad is None) != (new_grad is None) or (grad is not None and not _equal(grad, new_grad)):
                 return f"changed the gradient of `{name}`"
         return None
 
@@ -400,8 +381,7 @@ def _equal(a, b) -> bool:
         if a.layout != torch.strided:
             return torch.equal(a.to_dense(), b.to_dense())
         return torch.equal(a, b) or bool(  # NaN in the same places counts as unchanged
-            torch.isnan(a).equal(torch.isnan(b))
-            and torch.equal(a.nan_to_num(0.0), b.nan_to_num(0.0))
+            torch.isnan(a).equal(torch.isnan(b)) and torch.equal(a.nan_to_num(0.0), b.nan_to_num(0.0))
         )
     return a == b
 
@@ -437,9 +417,7 @@ def _deadline(seconds: float | None):
     import time
 
     usable = (
-        seconds is not None
-        and hasattr(signal, "setitimer")
-        and threading.current_thread() is threading.main_thread()
+        seconds is not None and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     )
     if not usable:
         yield
@@ -504,9 +482,7 @@ def attempt(
         result, line = call(catching, *args, allow=allow, deadline=None, **kwargs)
     except _Overtime:
         name = getattr(answer, "__name__", "your function")
-        raise Wrong(
-            f"✗ {name} did not return within {seconds:g} s: an endless loop?"
-        ) from None
+        raise Wrong(f"✗ {name} did not return within {seconds:g} s: an endless loop?") from None
     if line is not None:
         raise Wrong(line)
     return (None, raised[0]) if raised else (result, None)

@@ -67,9 +67,7 @@ def machine(kind, count, release="2.7+", build=None):
             no_accelerator()
         return torch.device(kind)
 
-    current_accelerator_26.__name__ = current_accelerator_26.__qualname__ = (
-        "current_accelerator"
-    )
+    current_accelerator_26.__name__ = current_accelerator_26.__qualname__ = "current_accelerator"
 
     def device(*args, **kwargs):
         """torch.device, with an int meaning the current accelerator (torch 2.6: only if there is one)."""
@@ -95,25 +93,17 @@ def machine(kind, count, release="2.7+", build=None):
         state["index"] = index.index if isinstance(index, torch.device) else int(index)
 
     def only(kind_wanted, value):
-        return (
-            (lambda *a, **k: value)
-            if kind == kind_wanted
-            else (lambda *a, **k: 0 if value else False)
-        )
+        return (lambda *a, **k: value) if kind == kind_wanted else (lambda *a, **k: 0 if value else False)
 
     def cuda_current():
         if kind != "cuda" or count == 0:
             raise AssertionError("Torch not compiled with CUDA enabled")
         return state["index"]
 
-    version = (
-        "2.6.0" if release == "2.6" else max(torch.__version__, TorchVersion("2.7.0"))
-    )
+    version = "2.6.0" if release == "2.6" else max(torch.__version__, TorchVersion("2.7.0"))
     fakes = {
         (torch, "__version__"): TorchVersion(version),
-        (torch, "device"): _DeviceType(
-            "device", (), {"__new__": lambda cls, *a, **k: device(*a, **k)}
-        ),
+        (torch, "device"): _DeviceType("device", (), {"__new__": lambda cls, *a, **k: device(*a, **k)}),
         (torch.accelerator, "is_available"): lambda: count > 0,
         (torch.accelerator, "device_count"): lambda: count,
         (torch.accelerator, "current_accelerator"): (
@@ -321,9 +311,7 @@ class SimulatedDevices(torch.overrides.TorchFunctionMode):
 
     def _to_host(self, source, non_blocking=False):
         out = torch.Tensor.clone(source)
-        if (
-            non_blocking
-        ):  # torch copies into pinned memory it allocates: queued, no wait
+        if non_blocking:  # torch copies into pinned memory it allocates: queued, no wait
             self.pinned.add(_storage(out))
             self._queue(out)
         else:
@@ -342,8 +330,7 @@ class SimulatedDevices(torch.overrides.TorchFunctionMode):
         out = self._dispatch(func, args, kwargs, inputs, devices)
         if pending:
             read = func in _HOST_READS or any(
-                _storage(t) not in {_storage(p) for p in pending}
-                for t in _tensors_in(out)
+                _storage(t) not in {_storage(p) for p in pending} for t in _tensors_in(out)
             )
             self.unsynchronized_reads += read
         return out
@@ -365,9 +352,7 @@ class SimulatedDevices(torch.overrides.TorchFunctionMode):
                 self.copies_to_host.append(self.clock())
             return func(*args, **kwargs)
         if func is torch.Tensor.__setitem__ and sim_device(args[0]) is None:
-            self.copies_to_host.extend(
-                self.clock() for t in inputs[1:] if sim_device(t) is not None
-            )
+            self.copies_to_host.extend(self.clock() for t in inputs[1:] if sim_device(t) is not None)
             return func(*args, **kwargs)
         if func in (torch.tensor, torch.as_tensor) and devices:
             self.copies_to_host.extend(self.clock() for _ in devices)
@@ -390,9 +375,7 @@ class SimulatedDevices(torch.overrides.TorchFunctionMode):
     def _pin(self, t, devices):
         """pin_memory(): a pinned copy of a host tensor (itself if pinned already)."""
         if devices:
-            raise RuntimeError(
-                "cannot pin a device tensor: only dense CPU tensors can be pinned"
-            )
+            raise RuntimeError("cannot pin a device tensor: only dense CPU tensors can be pinned")
         if _storage(t) in self.pinned:
             return t
         out = torch.Tensor.clone(t)
@@ -433,9 +416,7 @@ class SimulatedDevices(torch.overrides.TorchFunctionMode):
                 False,
                 kwargs.pop("memory_format", torch.preserve_format),
             )
-        elif rest and isinstance(
-            rest[0], torch.Tensor
-        ):  # to(other, non_blocking, copy)
+        elif rest and isinstance(rest[0], torch.Tensor):  # to(other, non_blocking, copy)
             other = rest.pop(0)
             target, dtype = device_of(other), other.dtype
             non_blocking = rest.pop(0) if rest else kwargs.pop("non_blocking", False)
@@ -444,22 +425,16 @@ class SimulatedDevices(torch.overrides.TorchFunctionMode):
         else:  # to(dtype, non_blocking, copy) or to(device, dtype, non_blocking, copy)
             at = 2 if rest and isinstance(rest[0], torch.dtype) else 3
             copy = rest.pop(at) if len(rest) > at else kwargs.pop("copy", False)
-            target, dtype, non_blocking, memory_format = torch._C._nn._parse_to(
-                *rest, **kwargs
-            )
+            target, dtype, non_blocking, memory_format = torch._C._nn._parse_to(*rest, **kwargs)
             memory_format = memory_format or torch.preserve_format
         here = sim_device(source) or source.device
         dtype = dtype or source.dtype
         if target is None or full_device(target) == full_device(here) or target == here:
-            out = torch.Tensor.to(
-                source, dtype=dtype, copy=copy, memory_format=memory_format
-            )
+            out = torch.Tensor.to(source, dtype=dtype, copy=copy, memory_format=memory_format)
             if out is not source and sim_device(source) is not None:
                 out._sim_device = sim_device(source)
         elif target.type in _SIMULATED_TYPES:
-            out = torch.Tensor.to(
-                source, dtype=dtype, copy=True, memory_format=memory_format
-            )
+            out = torch.Tensor.to(source, dtype=dtype, copy=True, memory_format=memory_format)
             out._sim_device = full_device(target)
         elif sim_device(source) is not None and target.type == "cpu":
             out = self._to_host(
@@ -467,9 +442,7 @@ class SimulatedDevices(torch.overrides.TorchFunctionMode):
                 non_blocking,
             )
         else:
-            out = torch.Tensor.to(
-                source, target, dtype, non_blocking, copy, memory_format=memory_format
-            )
+            out = torch.Tensor.to(source, target, dtype, non_blocking, copy, memory_format=memory_format)
         if out is not source:
             out._sim_non_blocking = bool(non_blocking)
         return out
@@ -514,9 +487,7 @@ class VirtualTime:
             return device
         device = torch.device(device)
         if device.type != kind:
-            raise ValueError(
-                f"{device.type} doesn't match the current accelerator {kind}."
-            )
+            raise ValueError(f"{device.type} doesn't match the current accelerator {kind}.")
         return self.state["index"] if device.index is None else device.index
 
     def wait(self, kind, index):
@@ -543,9 +514,7 @@ class VirtualTime:
         def backend_synchronize(kind):
             def synchronize(device=None):
                 if vt.kind != kind or vt.count == 0:
-                    raise AssertionError(
-                        f"Torch not compiled with {kind.upper()} enabled"
-                    )
+                    raise AssertionError(f"Torch not compiled with {kind.upper()} enabled")
                 vt.wait(kind, vt.index_of(device, kind))
 
             return synchronize
@@ -596,8 +565,7 @@ class VirtualTime:
         def device_index(device, /):
             if vt.count == 0 or (kind is not None and vt.kind != kind):
                 raise RuntimeError(
-                    f"the simulated machine has no {kind or 'accelerator'}: "
-                    "use torch.accelerator.synchronize(device)"
+                    f"the simulated machine has no {kind or 'accelerator'}: use torch.accelerator.synchronize(device)"
                 )
             saved = vt.state["index"]
             if device is not None and device != -1:
@@ -650,13 +618,9 @@ class VirtualTime:
 
             def elapsed_time(self, end):
                 if not (self.enable_timing and end.enable_timing):
-                    raise RuntimeError(
-                        "Both events must be created with argument 'enable_timing=True'."
-                    )
+                    raise RuntimeError("Both events must be created with argument 'enable_timing=True'.")
                 if self.at is None or end.at is None or vt.now < end.at:
-                    raise RuntimeError(
-                        "device not ready: the end event has not completed"
-                    )
+                    raise RuntimeError("device not ready: the end event has not completed")
                 return (end.at - self.at) * 1e3
 
         class CudaEvent(Event):
@@ -677,10 +641,7 @@ class VirtualTime:
             return timeit.default_timer()
 
         init = _benchmark.Timer.__init__
-        return tuple(
-            benchmark_clock if d is timeit.default_timer else d
-            for d in init.__defaults__
-        )
+        return tuple(benchmark_clock if d is timeit.default_timer else d for d in init.__defaults__)
 
     def fakes(self):
         """What this clock replaces in time, timeit and torch, for `patched`."""
@@ -698,16 +659,12 @@ class VirtualTime:
                 (torch.cuda, "Event"): CudaEvent,
                 (torch.cuda, "current_stream"): self._current_stream(Stream, "cuda"),
                 (torch.cuda, "device"): self._device_index("cuda"),
-                (torch.accelerator, "current_stream"): self._current_stream(
-                    Stream, None
-                ),
+                (torch.accelerator, "current_stream"): self._current_stream(Stream, None),
             }
         )
         if hasattr(torch.accelerator, "device_index"):  # torch 2.8 and later
             fakes[(torch.accelerator, "device_index")] = self._device_index(None)
         init = _benchmark.Timer.__init__
-        if (
-            timeit.default_timer in init.__defaults__
-        ):  # torch 2.6 chose its clock at import
+        if timeit.default_timer in init.__defaults__:  # torch 2.6 chose its clock at import
             fakes[(init, "__defaults__")] = self._benchmark_defaults()
         return fakes

@@ -131,16 +131,10 @@ def inspect_checkpoint(
             "dtype": _dtype_name(t.dtype),
             "shape": t.shape,
             "bytes": t.nbytes,
-            "storage": f"data/{t.storage}"
-            if inspection.format == "zip" and t.storage is not None
-            else t.storage,
+            "storage": f"data/{t.storage}" if inspection.format == "zip" and t.storage is not None else t.storage,
             "offset": t.offset,
             "location": t.location,
-            "tied_with": [
-                k
-                for k in tied.get((t.storage, t.offset, t.shape, t.stride), [])
-                if k != t.key
-            ],
+            "tied_with": [k for k in tied.get((t.storage, t.offset, t.shape, t.stride), []) if k != t.key],
             "nan": t.nan,
             "inf": t.inf,
         }
@@ -152,9 +146,7 @@ def inspect_checkpoint(
         format=inspection.format,
         tensors=tensors,
         records=inspection.records,
-        state_dict_path=_path_text(inspection.sd.path)
-        if inspection.sd is not None
-        else None,
+        state_dict_path=_path_text(inspection.sd.path) if inspection.sd is not None else None,
         prefix=inspection.prefix,
         load_outcome=inspection.load_outcome,
         scanned_bytes=inspection.f.scanned if inspection.f is not None else 0,

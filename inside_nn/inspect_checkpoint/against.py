@@ -64,11 +64,7 @@ class _Against(_InspectionState):
             "module._orig_mod.": "module._orig_mod. (a compiled model wrapped in DDP)",
             "_orig_mod.module.": "_orig_mod.module. (a DDP model compiled)",
         }.get(prefix, f'"{prefix}" (a wrapper\'s attribute name) as a')
-        where = (
-            f"sd = torch.load(path){_path_text(self.sd.path)}; "
-            if self.sd and self.sd.path
-            else ""
-        )
+        where = f"sd = torch.load(path){_path_text(self.sd.path)}; " if self.sd and self.sd.path else ""
         fix = f"{where}{FIX_PREFIX.format(prefix=prefix)} (in place; it renames _metadata too)"
         if share < n:
             return (
@@ -102,18 +98,12 @@ class _Against(_InspectionState):
         file_keys = [k for k in self.entries if isinstance(k, str)]
         model_keys = list(expected)
         strip, add = _best_renaming(file_keys, model_keys)
-        mapping = {
-            _renamed(k, strip, add): k for k in file_keys
-        }  # model key -> file key
+        mapping = {_renamed(k, strip, add): k for k in file_keys}  # model key -> file key
         self._renaming_finding(strip, add, file_keys)
         missing = [k for k in model_keys if k not in mapping]
-        unexpected = [
-            mapping_key for mapping_key in mapping if mapping_key not in expected
-        ]
+        unexpected = [mapping_key for mapping_key in mapping if mapping_key not in expected]
         non_persistent = _non_persistent_buffers(model)
-        tie_missing, tie_hint = self._tie_findings(
-            _model_ties(model, expected), mapping
-        )
+        tie_missing, tie_hint = self._tie_findings(_model_ties(model, expected), mapping)
         real_missing = [k for k in missing if k not in tie_missing]
         self._key_findings(
             strip,
@@ -128,9 +118,7 @@ class _Against(_InspectionState):
         if real_missing or unexpected:
             self._strict_false_finding(raising, model_keys, missing, unexpected)
         on_meta = self._buffer_findings(non_persistent)
-        fits = not (
-            strip or add or missing or unexpected or raising or on_meta or tie_missing
-        )
+        fits = not (strip or add or missing or unexpected or raising or on_meta or tie_missing)
         if fits:
             cast = sum(len(keys) for keys in casts.values())
             self.load_outcome = (
@@ -185,16 +173,12 @@ class _Against(_InspectionState):
                 dropped += [f"{n} (tied to {present[0]})" for n in absent]
             if len(present) > 1:
                 in_file = [self.entries.get(mapping[n]) for n in present]
-                in_file = [
-                    t if isinstance(t, _Tensor) else _tensor_of(t, "") for t in in_file
-                ]
+                in_file = [t if isinstance(t, _Tensor) else _tensor_of(t, "") for t in in_file]
                 one = len({t.storage for t in in_file if t is not None}) == 1
                 if one:
                     # the file's "tied keys" note is this same tie: one finding says it, the model's
                     self._drop_tied_keys_note({mapping[n] for n in present})
-                splits.append(
-                    f"{' = '.join(present)}{' (one storage in the file)' if one else ''}"
-                )
+                splits.append(f"{' = '.join(present)}{' (one storage in the file)' if one else ''}")
         if dropped:
             self.add(
                 "warning",
@@ -287,11 +271,7 @@ class _Against(_InspectionState):
                 lazy.append(name)
                 continue
             model_shape = tuple(target.shape)
-            if (
-                t.shape is not None
-                and t.shape != model_shape
-                and not (model_shape == () and t.shape == (1,))
-            ):
+            if t.shape is not None and t.shape != model_shape and not (model_shape == () and t.shape == (1,)):
                 self.add(
                     "error",
                     "shape mismatch",
@@ -321,9 +301,7 @@ class _Against(_InspectionState):
             )
         return casts
 
-    def _strict_false_finding(
-        self, raising: list, model_keys: list, missing: list, unexpected: list
-    ) -> None:
+    def _strict_false_finding(self, raising: list, model_keys: list, missing: list, unexpected: list) -> None:
         """What load_state_dict(sd, strict=False) would do where keys are missing or unexpected."""
         loaded = len(model_keys) - len(missing)
         outcome = (
@@ -343,9 +321,7 @@ class _Against(_InspectionState):
     def _buffer_findings(self, non_persistent: list) -> list:
         """The model's non-persistent buffers, in no checkpoint: an error for those on meta now (returned), a
         note for the others."""
-        on_meta = [
-            n for n, buf in non_persistent if bool(getattr(buf, "is_meta", False))
-        ]
+        on_meta = [n for n, buf in non_persistent if bool(getattr(buf, "is_meta", False))]
         elsewhere = [n for n, _ in non_persistent if n not in on_meta]
         if on_meta:
             self.add(

@@ -55,9 +55,7 @@ SECTIONS = {
 }
 
 
-FIX_PREFIX = (
-    'torch.nn.modules.utils.consume_prefix_in_state_dict_if_present(sd, "{prefix}")'
-)
+FIX_PREFIX = 'torch.nn.modules.utils.consume_prefix_in_state_dict_if_present(sd, "{prefix}")'
 
 
 NO_CRC_CHECK = (
@@ -142,9 +140,7 @@ class CheckpointReport(Report):
 
     def closing(self) -> list[str]:
         """What load_state_dict will do, when the report was made against a model and found no error."""
-        if self.load_outcome is None or any(
-            f.severity == "error" for f in self.findings
-        ):
+        if self.load_outcome is None or any(f.severity == "error" for f in self.findings):
             return []
         return [self.load_outcome]
 
@@ -166,12 +162,7 @@ class CheckpointReport(Report):
                 )
             )
         widths = [max(len(r[i]) for r in rows) for i in range(4)]
-        lines = [
-            "  ".join(c.ljust(w) for c, w in zip(r[:4], widths, strict=True))
-            + "  "
-            + r[4]
-            for r in rows
-        ]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(r[:4], widths, strict=True)) + "  " + r[4] for r in rows]
         if len(self.tensors) > limit:
             lines.append(f"... {len(self.tensors) - limit} more")
         return "\n".join(lines)

@@ -39,11 +39,7 @@ class _Contents(_InspectionState):
             self.all_tensors += [t, *_sub_tensors(node, t.key)]
         self._structure_findings(root)
         # one _Tensor per state-dict key (two keys of one tied tensor are two entries): what load_state_dict reads
-        self.tensors = [
-            t
-            for t in (_tensor_of(node, key) for key, node in self.entries.items())
-            if t is not None
-        ]
+        self.tensors = [t for t in (_tensor_of(node, key) for key, node in self.entries.items()) if t is not None]
         total = sum(t.nbytes for t in self.tensors)
         self.add("note", "format", "", f"{fmt}; {_mib(self.f.size)}")
         self._tensor_findings(total)
@@ -52,9 +48,7 @@ class _Contents(_InspectionState):
         """Where the state dict sits: nested in a training checkpoint, a whole pickled module, or nowhere."""
         sd = self.sd
         if sd.how == "nested":
-            others = ", ".join(
-                f"{k}: {v}" for k, v in sd.others[:8] if isinstance(k, str)
-            )
+            others = ", ".join(f"{k}: {v}" for k, v in sd.others[:8] if isinstance(k, str))
             lightning = any(k == "pytorch-lightning_version" for k, _ in sd.others)
             kind = "a Lightning checkpoint" if lightning else "a training checkpoint"
             alt = (
@@ -82,11 +76,7 @@ class _Contents(_InspectionState):
             )
         elif sd.how == "none":
             what = _summary(root)
-            found = (
-                f" (top-level entries: {', '.join(f'{k}: {v}' for k, v in sd.others[:8])})"
-                if sd.others
-                else ""
-            )
+            found = f" (top-level entries: {', '.join(f'{k}: {v}' for k, v in sd.others[:8])})" if sd.others else ""
             tensors = len(self.all_tensors)
             self.add(
                 "note" if tensors or self.refused else "warning",
@@ -104,11 +94,7 @@ class _Contents(_InspectionState):
             return
         dtypes = Counter(_dtype_name(t.dtype) for t in ts)
         largest = max(ts, key=lambda t: t.nbytes)
-        params = sum(
-            t.numel
-            for t in ts
-            if t.dtype is not None and (t.dtype.is_floating_point or t.dtype.is_complex)
-        )
+        params = sum(t.numel for t in ts if t.dtype is not None and (t.dtype.is_floating_point or t.dtype.is_complex))
         self.add(
             "note",
             "tensors",
@@ -117,13 +103,9 @@ class _Contents(_InspectionState):
             + ", ".join(f"{d} ×{n}" for d, n in dtypes.most_common())
             + f"; largest {largest.key} ({largest.describe()}, {_mib(largest.nbytes)})",
         )
-        locations = Counter(
-            t.location for t in ts if t.location not in ("cpu", "?", "meta")
-        )
+        locations = Counter(t.location for t in ts if t.location not in ("cpu", "?", "meta"))
         if locations:
-            shown = ", ".join(
-                f"{n} tensor(s) on {loc}" for loc, n in locations.most_common()
-            )
+            shown = ", ".join(f"{n} tensor(s) on {loc}" for loc, n in locations.most_common())
             missing = sorted({loc for loc in locations if not _device_here(loc)})
             here = f" (this machine has no {', '.join(missing)})" if missing else ""
             self.add(
@@ -213,11 +195,7 @@ class _Contents(_InspectionState):
                 params.update({name, *(p + name for p in _KNOWN_PREFIXES)})
         for t in self.tensors:
             if t.nan or t.inf:
-                parts = [
-                    f"{n:,} {what}"
-                    for n, what in ((t.nan, "NaN"), (t.inf, "±inf"))
-                    if n
-                ]
+                parts = [f"{n:,} {what}" for n, what in ((t.nan, "NaN"), (t.inf, "±inf")) if n]
                 if t.nan or t.key in params:
                     severity, why = (
                         "error",
@@ -248,11 +226,7 @@ class _Contents(_InspectionState):
                 f"{len(uninitialized)} entries are uninitialized lazy parameters or buffers ({_names(uninitialized)}): "
                 "saved before the dry run, they hold no shape and no values; run one forward, then save",
             )
-        floating = [
-            t
-            for t in self.tensors
-            if _floating(t.dtype) and t.span() is not None and t.kind != "meta"
-        ]
+        floating = [t for t in self.tensors if _floating(t.dtype) and t.span() is not None and t.kind != "meta"]
         missed = [t for t in floating if not t.scanned]
         if missed:
             total = sum(t.nbytes for t in missed)
@@ -263,15 +237,10 @@ class _Contents(_InspectionState):
                     "reads them all)"
                 )
             if self.scanner.skipped:
-                reasons.append(
-                    f"{_names(self.scanner.skipped, 3)}: views too sparse to read in bounded pieces"
-                )
+                reasons.append(f"{_names(self.scanner.skipped, 3)}: views too sparse to read in bounded pieces")
             if not self.scanner.values:
                 reasons.append("big-endian storages")
-            why = (
-                "; ".join(reasons)
-                or "their bytes are not stored where a reader could check them"
-            )
+            why = "; ".join(reasons) or "their bytes are not stored where a reader could check them"
             self.add(
                 "note",
                 "not scanned",

@@ -32,9 +32,7 @@ class _File:
             os.close(self.fd)
             raise NotRegular("not a regular file (a FIFO, a socket or a device)")
         self.size = info.st_size
-        self.buffer = bytearray(
-            min(CHUNK, max(self.size, 1))
-        )  # a chunk never exceeds what the file holds
+        self.buffer = bytearray(min(CHUNK, max(self.size, 1)))  # a chunk never exceeds what the file holds
         self.scanned = 0
 
     def close(self):
@@ -74,31 +72,18 @@ def _what_else(f: _File, head: bytes) -> str:
         return "an empty file (0 bytes): an interrupted download or save"
     stripped = head.lstrip()
     lower = stripped[:512].lower()
-    if (
-        lower.startswith((b"<!doctype html", b"<html", b"<?xml", b"<head", b"<body"))
-        or b"<html" in lower[:200]
-    ):
-        title = re.search(
-            rb"<title>(.{0,80}?)</title>", head, re.IGNORECASE | re.DOTALL
-        )
-        named = (
-            f" ({title.group(1).decode('utf-8', 'replace').strip()!r})" if title else ""
-        )
+    if lower.startswith((b"<!doctype html", b"<html", b"<?xml", b"<head", b"<body")) or b"<html" in lower[:200]:
+        title = re.search(rb"<title>(.{0,80}?)</title>", head, re.IGNORECASE | re.DOTALL)
+        named = f" ({title.group(1).decode('utf-8', 'replace').strip()!r})" if title else ""
         return (
             f"an HTML page{named}, {f.size} bytes: a server's error or login page saved in place of the file "
             "(download it again, with the token or the direct link)"
         )
     if stripped.startswith(b"version https://git-lfs"):
-        return (
-            "a Git LFS pointer (a text stub): run `git lfs pull` to fetch the real file"
-        )
+        return "a Git LFS pointer (a text stub): run `git lfs pull` to fetch the real file"
     if not head.strip(b"\0"):
         tail = f.read(max(0, f.size - 65536), 65536)
-        where = (
-            "only zero bytes"
-            if not tail.strip(b"\0")
-            else "zero bytes where its header should be"
-        )
+        where = "only zero bytes" if not tail.strip(b"\0") else "zero bytes where its header should be"
         return f"{where} ({f.size} bytes): space reserved but never written, or a block the disk lost"
     if head.startswith(b"\x1f\x8b"):
         return "a gzip-compressed file: decompress it first (gunzip), then inspect what comes out"
@@ -111,9 +96,7 @@ def _what_else(f: _File, head: bytes) -> str:
     if head.startswith((b"PK\x05\x06", b"PK\x01\x02")):
         return "a zip archive without entries"
     if head.startswith(b"PYTORCH1"):
-        return (
-            "a zip archive from the preview release of the format, which torch refuses"
-        )
+        return "a zip archive from the preview release of the format, which torch refuses"
     if stripped.startswith((b"{", b"[")):
         return "a JSON or text file (a config? an index of shards?), not a tensor file"
     try:
@@ -155,9 +138,7 @@ def _device_here(location: str) -> bool:
     try:
         if not module.is_available():
             return False
-        return not index or int(index) < (
-            module.device_count() if hasattr(module, "device_count") else 1
-        )
+        return not index or int(index) < (module.device_count() if hasattr(module, "device_count") else 1)
     except (AttributeError, ValueError, RuntimeError):
         return False
 
@@ -190,9 +171,5 @@ class _BoundedStream(io.RawIOBase):
         return self.pos
 
     def seek(self, pos: int, whence: int = 0) -> int:
-        self.pos = (
-            pos
-            if whence == 0
-            else (self.pos + pos if whence == 1 else self.f.size + pos)
-        )
+        self.pos = pos if whence == 0 else (self.pos + pos if whence == 1 else self.f.size + pos)
         return self.pos

@@ -74,15 +74,11 @@ class _Inspection(
                 self._zip()
                 return
             if _safetensors_like(head, self.f.size) or (
-                self.path.endswith(".safetensors")
-                and length is not None
-                and length < 2**32
+                self.path.endswith(".safetensors") and length is not None and length < 2**32
             ):
                 self.format = "safetensors"
                 self._safetensors(head)
-            elif (
-                head[:1] == b"\x80" and len(head) > 1 and head[1] in (2, 3, 4, 5)
-            ) or _pickle_like(self.f):
+            elif (head[:1] == b"\x80" and len(head) > 1 and head[1] in (2, 3, 4, 5)) or _pickle_like(self.f):
                 self._legacy()
             elif len(head) >= 262 and head[257:262] == b"ustar":
                 self.format = "legacy tar"
@@ -96,11 +92,7 @@ class _Inspection(
                     "environment",
                 )
             else:
-                named = (
-                    "named .safetensors, but "
-                    if self.path.endswith(".safetensors")
-                    else ""
-                )
+                named = "named .safetensors, but " if self.path.endswith(".safetensors") else ""
                 self.not_a_checkpoint(named + _what_else(self.f, head))
             self._embedded_zip()
         finally:

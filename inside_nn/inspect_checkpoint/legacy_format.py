@@ -67,9 +67,7 @@ class _LegacyFormat(_InspectionState):
             parsed = _parse_pickle(stream)
             keys = _parse_pickle(stream)
         except _PickleError as error:
-            truncated = (
-                stream.tell() >= f.size
-            )  # the pickles ran out of file, not out of sense
+            truncated = stream.tell() >= f.size  # the pickles ran out of file, not out of sense
             if truncated:
                 self.add(
                     "error",
@@ -79,9 +77,7 @@ class _LegacyFormat(_InspectionState):
                     "torch.load fails. A partial download or a save killed before it finished",
                 )
             else:
-                self.not_a_checkpoint(
-                    f"a legacy torch.save file whose pickles cannot be read ({error})"
-                )
+                self.not_a_checkpoint(f"a legacy torch.save file whose pickles cannot be read ({error})")
             return
         info = _last_wins(_mapping(sys_info.root) or [])
         little = info.get("little_endian", True)
@@ -116,11 +112,7 @@ class _LegacyFormat(_InspectionState):
             numel = struct.unpack(order + "q", head)[0]
             t0 = ts[0] if ts else None
             size = _itemsize(t0.dtype) if t0 is not None else 1
-            if (
-                t0 is not None
-                and t0.storage_numel is not None
-                and numel != t0.storage_numel
-            ):
+            if t0 is not None and t0.storage_numel is not None and numel != t0.storage_numel:
                 self.add(
                     "error",
                     "record size",
@@ -190,9 +182,7 @@ class _LegacyFormat(_InspectionState):
                 raise RuntimeError(f"a persistent id of type {typename!r}")
             dtype = storage_type.dtype
             untyped = torch.UntypedStorage(numel * _itemsize(dtype), device="meta")
-            return torch.storage.TypedStorage(
-                wrap_storage=untyped, dtype=dtype, _internal=True
-            )
+            return torch.storage.TypedStorage(wrap_storage=untyped, dtype=dtype, _internal=True)
 
         try:
             with warnings.catch_warnings():

@@ -20,9 +20,7 @@ OPCODE_LIMIT = 4_000_000
 HEADER_LIMIT = 100_000_000  # safetensors' own MAX_HEADER_SIZE
 
 
-DIRECTORY_LIMIT = (
-    16 * 2**20
-)  # a zip central directory larger than this is not read (a torch.save one: kilobytes)
+DIRECTORY_LIMIT = 16 * 2**20  # a zip central directory larger than this is not read (a torch.save one: kilobytes)
 
 
 ENTRY_LIMIT = 200_000  # nor one with more entries than this

@@ -87,9 +87,7 @@ class _Pickle:
 def _parse_pickle(stream, limit: int = PICKLE_LIMIT) -> _Pickle:
     """Read one pickle from `stream` into _Global/_Obj/_Dict/_Persistent/list/tuple values, calling nothing."""
     with warnings.catch_warnings():
-        warnings.simplefilter(
-            "ignore"
-        )  # pickletools decoding a damaged STRING warns (invalid escape)
+        warnings.simplefilter("ignore")  # pickletools decoding a damaged STRING warns (invalid escape)
         return _parse_pickle_quietly(stream, limit)
 
 
@@ -138,9 +136,7 @@ class _Machine:
     def stop(self) -> _Pickle:
         """STOP: the one value left on the stack is what the pickle builds."""
         if len(self.stack) != 1:
-            raise _PickleError(
-                f"a pickle that stops with {len(self.stack)} values on its stack"
-            )
+            raise _PickleError(f"a pickle that stops with {len(self.stack)} values on its stack")
         return _Pickle(
             self.stack[0],
             self.found_globals,
@@ -283,9 +279,7 @@ class _Machine:
 
     def newobj_ex(self, name, arg, pos):
         kwargs, args, cls = self.pop(), self.pop(), self.pop()
-        self._built(
-            _Obj(cls, (*(args if isinstance(args, tuple) else (args,)), kwargs))
-        )
+        self._built(_Obj(cls, (*(args if isinstance(args, tuple) else (args,)), kwargs)))
 
     def obj(self, name, arg, pos):
         items = self.pop_mark()
@@ -356,12 +350,8 @@ def _parse_pickle_quietly(stream, limit: int) -> _Pickle:
     machine = _Machine(stream)
     try:
         for count, (opcode, arg, pos) in enumerate(pickletools.genops(stream)):
-            if (
-                pos is not None and pos - machine.start > limit
-            ) or count > OPCODE_LIMIT:
-                raise _PickleError(
-                    f"a pickle longer than {_mib(limit)} or {OPCODE_LIMIT:,} opcodes"
-                )
+            if (pos is not None and pos - machine.start > limit) or count > OPCODE_LIMIT:
+                raise _PickleError(f"a pickle longer than {_mib(limit)} or {OPCODE_LIMIT:,} opcodes")
             if opcode.name == "STOP":
                 return machine.stop()
             machine.step(opcode.name, arg, pos)
@@ -387,8 +377,7 @@ def _mapping(node):
     if (
         isinstance(node, _Obj)
         and isinstance(node.func, _Global)
-        and str(node.func)
-        in ("collections.OrderedDict", "builtins.dict", "__builtin__.dict")
+        and str(node.func) in ("collections.OrderedDict", "builtins.dict", "__builtin__.dict")
         and not node.elements
     ):
         return node.items

@@ -74,18 +74,12 @@ class _SafetensorsFormat(_InspectionState):
         self.sd = _StateDict((), self.entries, "flat", [], [])
         self._tensor_findings(total)
         self._st_dropped_ties(metadata)
-        ok = (
-            not truncated
-            and not problems
-            and not any(x.kind == "safetensors header" for x in self.findings)
-        )
+        ok = not truncated and not problems and not any(x.kind == "safetensors header" for x in self.findings)
         if ok:
             self._safe_open()
         for t, begin, end in entries:
             if end <= data_len and _floating(t.dtype):
-                self.scanner.storage(
-                    t.key, data_start + begin, end - begin, [t], crc=False
-                )
+                self.scanner.storage(t.key, data_start + begin, end - begin, [t], crc=False)
         self._values()
 
     def _st_header_text(self, head: bytes) -> tuple[int, str] | None:
@@ -93,9 +87,7 @@ class _SafetensorsFormat(_InspectionState):
         starts like a JSON object; else None, with the finding that says why."""
         f = self.f
         if f.size < 8:
-            self.not_a_checkpoint(
-                f"a .safetensors file of {f.size} bytes, shorter than its 8-byte header length"
-            )
+            self.not_a_checkpoint(f"a .safetensors file of {f.size} bytes, shorter than its 8-byte header length")
             return None
         n = struct.unpack_from("<Q", head)[0]
         if n > HEADER_LIMIT or n < 2:
@@ -194,9 +186,7 @@ class _SafetensorsFormat(_InspectionState):
             expected = max(expected, end)
         return entries, problems, expected
 
-    def _st_misplaced(
-        self, layout: list, t, begin: int, end: int, expected: int
-    ) -> None:
+    def _st_misplaced(self, layout: list, t, begin: int, end: int, expected: int) -> None:
         """A tensor that does not start where the one before it ends: a tie, an overlap or a hole."""
         if begin < expected:
             other = next(e for e in layout if e[1] <= begin < e[2] and e[0] is not t)
@@ -227,9 +217,7 @@ class _SafetensorsFormat(_InspectionState):
                 "tensor): safetensors refuses the file (InvalidOffset)",
             )
 
-    def _st_file_findings(
-        self, n: int, metadata: dict, expected: int, data_len: int
-    ) -> bool:
+    def _st_file_findings(self, n: int, metadata: dict, expected: int, data_len: int) -> bool:
         """The format note, whether the data is cut short or runs on, and a file named like a torch.save file.
         Returns whether the file is truncated."""
         f = self.f
@@ -275,10 +263,7 @@ class _SafetensorsFormat(_InspectionState):
         dropped = {
             k: v
             for k, v in metadata.items()
-            if isinstance(v, str)
-            and k not in self.entries
-            and v in self.entries
-            and k != "format"
+            if isinstance(v, str) and k not in self.entries and v in self.entries and k != "format"
         }
         if dropped and self.model is None:
             pairs = [f"{k} (kept as {v})" for k, v in dropped.items()]
@@ -309,12 +294,8 @@ class _SafetensorsFormat(_InspectionState):
             spec.get("shape"),
             spec.get("data_offsets"),
         )
-        if not (
-            isinstance(shape, list) and all(type(d) is int and d >= 0 for d in shape)
-        ):
-            problems.append(
-                (key, f"{key}: shape {shape!r} is not a list of non-negative integers")
-            )
+        if not (isinstance(shape, list) and all(type(d) is int and d >= 0 for d in shape)):
+            problems.append((key, f"{key}: shape {shape!r} is not a list of non-negative integers"))
             return None
         if _offsets(spec) is None:
             problems.append(
@@ -331,9 +312,7 @@ class _SafetensorsFormat(_InspectionState):
             dtype = from_safetensors[dtype_name]
             bits = dtype.itemsize * 8
         else:
-            problems.append(
-                (key, f"{key}: dtype {dtype_name!r} is not one safetensors knows")
-            )
+            problems.append((key, f"{key}: dtype {dtype_name!r} is not one safetensors knows"))
             return None
         if numel * bits != (offsets[1] - offsets[0]) * 8:
             problems.append(
@@ -362,9 +341,7 @@ class _SafetensorsFormat(_InspectionState):
                 for t in self.tensors[:4096]:
                     got = opened.get_slice(t.key).get_shape()
                     if tuple(got) != t.shape:
-                        raise ValueError(
-                            f"{t.key}: safetensors reads shape {got}, the header says {t.shape}"
-                        )
+                        raise ValueError(f"{t.key}: safetensors reads shape {got}, the header says {t.shape}")
             if keys != {t.key for t in self.tensors}:
                 raise ValueError("safetensors lists other keys than the header")
         except Exception as error:  # noqa: BLE001 (the library's word is the finding)

@@ -32,11 +32,7 @@ def _count_non_finite(chunk: torch.Tensor) -> tuple[int, int]:
 
 
 def _floating(dtype) -> bool:
-    return (
-        dtype is not None
-        and (dtype.is_floating_point or dtype.is_complex)
-        and dtype.itemsize >= 1
-    )
+    return dtype is not None and (dtype.is_floating_point or dtype.is_complex) and dtype.itemsize >= 1
 
 
 class _Scanner:
@@ -49,9 +45,7 @@ class _Scanner:
         self.unscanned = []  # (what, bytes) not read for lack of budget
         self.skipped = []  # tensors whose views are too sparse to read in bounded pieces
         self.inflate_error = None  # why the last deflated record stopped inflating
-        self.values = (
-            True  # False: CRCs only (big-endian storages are not read as values)
-        )
+        self.values = True  # False: CRCs only (big-endian storages are not read as values)
 
     def allowed(self, n: int) -> bool:
         return self.budget is None or self.f.scanned + n <= self.budget
@@ -71,15 +65,9 @@ class _Scanner:
         if not self.allowed(n):
             self.unscanned.append((what, n))
             return None
-        dense = (
-            [t for t in views if _floating(t.dtype) and t.dense()]
-            if self.values
-            else []
-        )
+        dense = [t for t in views if _floating(t.dtype) and t.dense()] if self.values else []
         value, seen = 0, 0
-        source = (
-            self._inflate(offset, csize, n) if inflate else self.f.chunks(offset, n)
-        )
+        source = self._inflate(offset, csize, n) if inflate else self.f.chunks(offset, n)
         for pos, chunk in source:
             if crc:
                 value = zlib.crc32(chunk, value)
@@ -160,12 +148,8 @@ class _Scanner:
         outer = order[0]
         inner_shape = [t.shape[d] for d in order[1:]]
         inner_stride = [t.stride[d] for d in order[1:]]
-        inner = (
-            sum((n - 1) * s for n, s in zip(inner_shape, inner_stride, strict=True)) + 1
-        )
-        if (
-            inner * t.itemsize > 4 * CHUNK
-        ):  # one row alone spans too much: not read in bounded pieces
+        inner = sum((n - 1) * s for n, s in zip(inner_shape, inner_stride, strict=True)) + 1
+        if inner * t.itemsize > 4 * CHUNK:  # one row alone spans too much: not read in bounded pieces
             self.skipped.append(t.key)
             return
         step = max(1, (CHUNK // t.itemsize - inner) // max(1, t.stride[outer]) + 1)
@@ -173,16 +157,12 @@ class _Scanner:
             rows = min(step, t.shape[outer] - i)
             start = t.offset + i * t.stride[outer]
             count = (rows - 1) * t.stride[outer] + inner
-            raw = bytearray(
-                self.f.read(offset + start * t.itemsize, count * t.itemsize)
-            )
+            raw = bytearray(self.f.read(offset + start * t.itemsize, count * t.itemsize))
             self.f.scanned += len(raw)
             if len(raw) < count * t.itemsize:
                 return
             base = torch.frombuffer(raw, dtype=t.dtype)
-            view = base.as_strided(
-                [rows, *inner_shape], [t.stride[outer], *inner_stride]
-            )
+            view = base.as_strided([rows, *inner_shape], [t.stride[outer], *inner_stride])
             nan, inf = _count_non_finite(view.reshape(-1))
             t.nan += nan * repeats
             t.inf += inf * repeats

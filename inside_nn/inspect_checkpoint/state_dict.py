@@ -37,25 +37,14 @@ def _tensor_share(pairs) -> tuple[int, int]:
 
 def _is_state_dict(pairs) -> bool:
     tensors, entries = _tensor_share(pairs)
-    return (
-        tensors > 0
-        and tensors * 2 >= entries
-        and all(isinstance(k, str) for k, _ in pairs)
-    )
+    return tensors > 0 and tensors * 2 >= entries and all(isinstance(k, str) for k, _ in pairs)
 
 
-def _module_state(
-    node, prefix: str, out: dict, depth: int = 0, visits: list | None = None
-) -> bool:
+def _module_state(node, prefix: str, out: dict, depth: int = 0, visits: list | None = None) -> bool:
     """A pickled nn.Module's state_dict, from its __dict__ (_parameters, persistent _buffers, _modules)."""
     visits = [0] if visits is None else visits
     visits[0] += 1
-    if (
-        depth > 30
-        or visits[0] > 100_000
-        or not isinstance(node, _Obj)
-        or node.state is None
-    ):
+    if depth > 30 or visits[0] > 100_000 or not isinstance(node, _Obj) or node.state is None:
         return False
     state = _mapping(node.state)
     if state is None:
@@ -64,11 +53,7 @@ def _module_state(
     if "_parameters" not in attrs or "_modules" not in attrs:
         return False
     non_persistent = attrs.get("_non_persistent_buffers_set")
-    skip = (
-        {e for e in non_persistent.elements if isinstance(e, str)}
-        if isinstance(non_persistent, _Set)
-        else set()
-    )
+    skip = {e for e in non_persistent.elements if isinstance(e, str)} if isinstance(non_persistent, _Set) else set()
     if isinstance(non_persistent, _Obj):  # set([...]) as REDUCE(builtins.set, ([...],))
         for arg in non_persistent.args:
             if isinstance(arg, list):
@@ -116,20 +101,12 @@ def _find_state_dict(root) -> _StateDict:
         sub = _mapping(node)
         if sub is not None and _is_state_dict(sub):
             name = path[-1] if path else ""
-            priority = (
-                _STATE_DICT_NAMES.index(name)
-                if name in _STATE_DICT_NAMES
-                else len(_STATE_DICT_NAMES)
-            )
-            candidates.append(
-                (priority, -_tensor_share(sub)[0], path, dict(_last_wins(sub)))
-            )
+            priority = _STATE_DICT_NAMES.index(name) if name in _STATE_DICT_NAMES else len(_STATE_DICT_NAMES)
+            candidates.append((priority, -_tensor_share(sub)[0], path, dict(_last_wins(sub))))
             return
         module_sd = {}
         if _module_state(node, "", module_sd) and module_sd:
-            candidates.append(
-                (len(_STATE_DICT_NAMES), -len(module_sd), path, module_sd)
-            )
+            candidates.append((len(_STATE_DICT_NAMES), -len(module_sd), path, module_sd))
             return
         if depth < 3 and sub is not None:
             for k, v in sub:
@@ -145,9 +122,7 @@ def _find_state_dict(root) -> _StateDict:
         if isinstance(k, str):
             visit(v, (k,), 1)
     if not candidates:
-        return _StateDict(
-            (), {}, "none", [(k, _summary(v)) for k, v in top.items()], []
-        )
+        return _StateDict((), {}, "none", [(k, _summary(v)) for k, v in top.items()], [])
     candidates.sort(key=lambda c: (c[0], c[1]))
     _, _, path, entries = candidates[0]
     others = [(k, _summary(v)) for k, v in top.items() if k != path[0]]

@@ -53,15 +53,9 @@ class _Tensor:
         """(first, end) elements of the storage this tensor views, or None for no elements."""
         if self.shape is None or self.stride is None or self.numel == 0:
             return None
-        if (
-            self.offset < 0
-            or len(self.stride) != len(self.shape)
-            or min(self.stride, default=0) < 0
-        ):
+        if self.offset < 0 or len(self.stride) != len(self.shape) or min(self.stride, default=0) < 0:
             return None
-        last = sum(
-            (n - 1) * abs(s) for n, s in zip(self.shape, self.stride, strict=False)
-        )
+        last = sum((n - 1) * abs(s) for n, s in zip(self.shape, self.stride, strict=False))
         return self.offset, self.offset + last + 1
 
     def dense(self) -> bool:
@@ -102,40 +96,24 @@ def _dtype_global(node) -> torch.dtype | None:
 
 
 def _ints(value) -> tuple | None:
-    if (
-        isinstance(value, _Obj)
-        and isinstance(value.func, _Global)
-        and str(value.func) == "torch.Size"
-    ):
+    if isinstance(value, _Obj) and isinstance(value.func, _Global) and str(value.func) == "torch.Size":
         value = value.args[0] if value.args else ()
-    if isinstance(value, tuple | list) and all(
-        type(v) is int and v >= 0 for v in value
-    ):
+    if isinstance(value, tuple | list) and all(type(v) is int and v >= 0 for v in value):
         return tuple(value)
     return None
 
 
 def _storage_of(node):
     """(key, dtype, location, numel, view) of a persistent storage id, or None."""
-    if (
-        not isinstance(node, _Persistent)
-        or not isinstance(node.pid, tuple)
-        or len(node.pid) < 5
-    ):
+    if not isinstance(node, _Persistent) or not isinstance(node.pid, tuple) or len(node.pid) < 5:
         return None
     pid = node.pid
-    typename = (
-        pid[0].decode("ascii", "replace") if isinstance(pid[0], bytes) else pid[0]
-    )
+    typename = pid[0].decode("ascii", "replace") if isinstance(pid[0], bytes) else pid[0]
     if typename != "storage":
         return None
     storage_type, key, location, numel = pid[1:5]
     key = key.decode("ascii", "replace") if isinstance(key, bytes) else str(key)
-    location = (
-        location.decode("ascii", "replace")
-        if isinstance(location, bytes)
-        else str(location)
-    )
+    location = location.decode("ascii", "replace") if isinstance(location, bytes) else str(location)
     view = pid[5] if len(pid) > 5 and isinstance(pid[5], tuple) else None
     return (
         key,
@@ -159,11 +137,7 @@ def _tensor_of(node, key: str, depth: int = 0) -> _Tensor | None:
         "torch.nn.parameter.UninitializedBuffer",
     ):
         return _Tensor(key, None, None, None, None, 0, 0, "?", "uninitialized")
-    if (
-        func == "torch._tensor._rebuild_from_type_v2"
-        and len(args) >= 3
-        and isinstance(args[2], tuple)
-    ):
+    if func == "torch._tensor._rebuild_from_type_v2" and len(args) >= 3 and isinstance(args[2], tuple):
         return _tensor_of(_Obj(args[0], args[2]), key, depth + 1)
     if func in (
         _REBUILD + "_rebuild_parameter",
@@ -184,19 +158,11 @@ def _tensor_of(node, key: str, depth: int = 0) -> _Tensor | None:
         storage = _storage_of(args[0])
         kind = "quantized" if func.endswith("qtensor") else "dense"
         if storage is None:
-            return _Tensor(
-                key, None, None, _ints(args[2]), _ints(args[3]), 0, None, "?", "other"
-            )
+            return _Tensor(key, None, None, _ints(args[2]), _ints(args[3]), 0, None, "?", "other")
         skey, dtype, location, numel, view = storage
-        if func.endswith(
-            "_v3"
-        ):  # (untyped storage, offset, size, stride, requires_grad, hooks, dtype, ...)
+        if func.endswith("_v3"):  # (untyped storage, offset, size, stride, requires_grad, hooks, dtype, ...)
             dtype = _dtype_global(args[6]) if len(args) > 6 else None
-            numel = (
-                numel // _itemsize(dtype)
-                if numel is not None and dtype is not None
-                else None
-            )
+            numel = numel // _itemsize(dtype) if numel is not None and dtype is not None else None
         offset = args[1] if type(args[1]) is int else 0
         return _Tensor(
             key,
@@ -222,19 +188,11 @@ def _tensor_of(node, key: str, depth: int = 0) -> _Tensor | None:
             "meta",
             "meta",
         )
-    if (
-        func == _REBUILD + "_rebuild_sparse_tensor"
-        and len(args) >= 2
-        and isinstance(args[1], tuple)
-    ):
+    if func == _REBUILD + "_rebuild_sparse_tensor" and len(args) >= 2 and isinstance(args[1], tuple):
         parts = args[1]
         shape = next((_ints(p) for p in parts if _ints(p) is not None), None)
-        pieces = [
-            t for t in (_tensor_of(p, key, depth + 1) for p in parts) if t is not None
-        ]
-        dtype = (
-            pieces[-1].dtype if pieces else None
-        )  # the values' dtype (indices come first)
+        pieces = [t for t in (_tensor_of(p, key, depth + 1) for p in parts) if t is not None]
+        dtype = pieces[-1].dtype if pieces else None  # the values' dtype (indices come first)
         return _Tensor(key, None, dtype, shape, None, 0, None, "?", "sparse")
     if func.startswith(_REBUILD + "_rebuild_"):
         return _Tensor(key, None, None, None, None, 0, None, "?", "other")
@@ -243,16 +201,8 @@ def _tensor_of(node, key: str, depth: int = 0) -> _Tensor | None:
 
 def _sub_tensors(node, key: str):
     """Tensors nested in a node that is not itself a tensor (a sparse tensor's indices and values)."""
-    if (
-        isinstance(node, _Obj)
-        and isinstance(node.func, _Global)
-        and "sparse" in node.func.name
-    ):
-        for part in (
-            node.args[1]
-            if len(node.args) > 1 and isinstance(node.args[1], tuple)
-            else ()
-        ):
+    if isinstance(node, _Obj) and isinstance(node.func, _Global) and "sparse" in node.func.name:
+        for part in node.args[1] if len(node.args) > 1 and isinstance(node.args[1], tuple) else ():
             t = _tensor_of(part, key)
             if t is not None and t.storage is not None:
                 yield t

@@ -53,17 +53,12 @@ class _WeightsOnly(_InspectionState):
         dangerous = [
             (g, pos)
             for g, pos in refused
-            if g.module.partition(".")[0] in _DANGEROUS_MODULES
-            or g.name in _DANGEROUS_NAMES
+            if g.module.partition(".")[0] in _DANGEROUS_MODULES or g.name in _DANGEROUS_NAMES
         ]
         for g, pos in dangerous:
             args = ""
             for obj in calls.get(g, [])[:1]:
-                shown = ", ".join(
-                    repr(a)[:80]
-                    for a in obj.args
-                    if isinstance(a, str | bytes | int | float)
-                )
+                shown = ", ".join(repr(a)[:80] for a in obj.args if isinstance(a, str | bytes | int | float))
                 args = f"({shown})" if shown else "(...)"
             self.add(
                 "error",
@@ -108,15 +103,11 @@ class _WeightsOnly(_InspectionState):
             return
         except Exception as error:  # noqa: BLE001 (what the reader says is the finding)
             first = error
-        if not self.path.endswith(
-            ".safetensors"
-        ):  # torch.load would hand such a path to safetensors
+        if not self.path.endswith(".safetensors"):  # torch.load would hand such a path to safetensors
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    torch.load(
-                        self.path, weights_only=True, mmap=True, map_location="cpu"
-                    )
+                    torch.load(self.path, weights_only=True, mmap=True, map_location="cpu")
                 return
             except Exception as error:  # noqa: BLE001
                 first = error
@@ -124,10 +115,7 @@ class _WeightsOnly(_InspectionState):
 
     def _refused_by_torch(self, error: Exception) -> None:
         text = " ".join(str(error).split())
-        if (
-            isinstance(error, pickle.UnpicklingError)
-            or "Weights only load failed" in text
-        ):
+        if isinstance(error, pickle.UnpicklingError) or "Weights only load failed" in text:
             self.refused = True
             said = text.partition("WeightsUnpickler error: ")[2] or text
             said = said.split(" Check the documentation")[0]

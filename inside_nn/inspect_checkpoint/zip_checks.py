@@ -63,9 +63,7 @@ class _ZipChecks(_InspectionState):
                 "not; a file appended to or written over a longer one",
             )
             found = True
-        ordered = sorted(
-            (e for e in layout.entries if e.data is not None), key=lambda e: e.header
-        )
+        ordered = sorted((e for e in layout.entries if e.data is not None), key=lambda e: e.header)
         for a, b in itertools.pairwise(ordered):
             if (a.descriptor_end or a.end) > b.header + layout.shift:
                 self.add(
@@ -79,12 +77,8 @@ class _ZipChecks(_InspectionState):
                 found = True
         for e in layout.entries:
             for problem in e.problems:
-                severity = (
-                    "warning" if problem.startswith("its data descriptor") else "error"
-                )
-                self.add(
-                    severity, "archive layout", e.name, f"entry {e.name!r}: {problem}"
-                )
+                severity = "warning" if problem.startswith("its data descriptor") else "error"
+                self.add(severity, "archive layout", e.name, f"entry {e.name!r}: {problem}")
                 found = True
             if e.method == 0 and e.csize != e.usize:
                 self.add(
@@ -150,9 +144,7 @@ class _ZipChecks(_InspectionState):
         zero = [e for e in layout.entries if e.crc == 0 and e.usize > 0]
         bad, inflated = [], 0
         for e in layout.entries:
-            short = (
-                e.name.partition("/")[2] if e.name.startswith(archive + "/") else e.name
-            )
+            short = e.name.partition("/")[2] if e.name.startswith(archive + "/") else e.name
             views = views_by_record.get(short, [])
             row = {
                 "name": short,
@@ -162,15 +154,9 @@ class _ZipChecks(_InspectionState):
                 "crc": None,
             }
             self.records.append(row)
-            if (
-                e.data is None
-                or e.data + e.csize > self.f.size
-                or e.method not in (0, 8)
-            ):
+            if e.data is None or e.data + e.csize > self.f.size or e.method not in (0, 8):
                 continue
-            if (
-                e.method == 8
-            ):  # a compressed record is an error already; inflate it within a budget
+            if e.method == 8:  # a compressed record is an error already; inflate it within a budget
                 inflated += e.usize
                 if inflated > max(INFLATE_RATIO * self.f.size, INFLATE_FLOOR):
                     continue
@@ -191,11 +177,7 @@ class _ZipChecks(_InspectionState):
                 continue
             value, seen = result
             if e.method == 8 and seen < e.usize:
-                why = (
-                    f" ({self.scanner.inflate_error})"
-                    if self.scanner.inflate_error
-                    else ""
-                )
+                why = f" ({self.scanner.inflate_error})" if self.scanner.inflate_error else ""
                 self.add(
                     "error",
                     "compressed record",
@@ -210,11 +192,7 @@ class _ZipChecks(_InspectionState):
                 if value != e.crc:
                     bad.append((e, short, value, views))
         for e, short, value, views in bad:
-            held = (
-                f" (holding {_names(sorted({t.key for t in views}), 4)})"
-                if views
-                else ""
-            )
+            held = f" (holding {_names(sorted({t.key for t in views}), 4)})" if views else ""
             what = "the pickle itself" if short == "data.pkl" else "its values"
             self.add(
                 "error",

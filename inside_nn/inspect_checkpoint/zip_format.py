@@ -45,23 +45,17 @@ class _ZipFormat(_InspectionState):
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    reader = torch._C.PyTorchFileReader(
-                        opened
-                    )  # what torch.serialization._open_zipfile_reader does
+                    reader = torch._C.PyTorchFileReader(opened)  # what torch.serialization._open_zipfile_reader does
                     records = reader.get_all_records()
             except Exception as error:  # noqa: BLE001 (torch's reader refuses the archive: say why)
                 self._zip_refused(layout, why, error)
                 return
             self._zip_records(reader, records, layout, why)
 
-    def _zip_records(
-        self, reader, records: list, layout: _Layout | None, why: str
-    ) -> None:
+    def _zip_records(self, reader, records: list, layout: _Layout | None, why: str) -> None:
         """The archive as torch's reader lists it: layout findings, a TorchScript archive told apart, then
         data.pkl read without running it, what weights_only says, and the storages checked."""
-        if (
-            layout is None
-        ):  # torch's reader read it and ours did not: trust torch's, report ours
+        if layout is None:  # torch's reader read it and ours did not: trust torch's, report ours
             self.add(
                 "warning",
                 "archive layout",
@@ -140,9 +134,7 @@ class _ZipFormat(_InspectionState):
         )
         self._zip_storages(layout, archive, by_name, info, small)
 
-    def _locate_records(
-        self, reader, records: list, layout: _Layout
-    ) -> tuple[str, dict, dict]:
+    def _locate_records(self, reader, records: list, layout: _Layout) -> tuple[str, dict, dict]:
         """(the archive's folder, its directory entries by name, {record: (size, data offset)} as torch's
         reader resolves them); a finding for every record torch's reader cannot locate."""
         archive = layout.entries[0].name.partition("/")[0] if layout.entries else ""
@@ -188,11 +180,7 @@ class _ZipFormat(_InspectionState):
         ):
             if name in info and info[name][0] <= SMALL_RECORD:
                 try:
-                    small[name] = (
-                        bytes(reader.get_record(name))
-                        .decode("ascii", "replace")
-                        .strip()
-                    )
+                    small[name] = bytes(reader.get_record(name)).decode("ascii", "replace").strip()
                 except Exception as error:  # noqa: BLE001 (a damaged record: say so, go on)
                     self.add(
                         "error",
@@ -219,14 +207,8 @@ class _ZipFormat(_InspectionState):
             if pkl is not None and pkl[1] <= PICKLE_LIMIT:
                 try:
                     parsed = _parse_pickle(io.BytesIO(self.f.read(pkl[0], pkl[1])))
-                    keys = {
-                        t.storage
-                        for _, t, _ in _walk(parsed.root, "", set())
-                        if t.storage is not None
-                    }
-                    complete = {
-                        n.partition("data/")[2] for n in names if n.startswith("data/")
-                    }
+                    keys = {t.storage for _, t, _ in _walk(parsed.root, "", set()) if t.storage is not None}
+                    complete = {n.partition("data/")[2] for n in names if n.startswith("data/")}
                     described = (
                         f"; data.pkl names {len(keys)} storage(s), {len(keys & complete)} of them complete in what is "
                         "left"
@@ -254,26 +236,18 @@ class _ZipFormat(_InspectionState):
                     "(archive/data.pkl, archive/data/0, ...): re-zipped without the folder, or a zip of something "
                     "else (a NumPy .npz?)"
                 )
-            self.add(
-                "error", "not a checkpoint", "", f"not a checkpoint: {message}{hint}"
-            )
+            self.add("error", "not a checkpoint", "", f"not a checkpoint: {message}{hint}")
 
     def _zip_storages(self, layout, archive, by_name, info, small) -> None:
         """The storage records against the tensors the pickle points at them, then the CRC pass over every
         record (with NaN/inf counts of the tensors in the state dict) and the strided views."""
         alignment = small.get(".storage_alignment")
-        alignment = (
-            int(alignment)
-            if alignment and alignment.isdigit() and int(alignment) > 0
-            else 64
-        )
+        alignment = int(alignment) if alignment and alignment.isdigit() and int(alignment) > 0 else 64
         views = defaultdict(list)
         for t in [*self.all_tensors, *self.tensors]:
             if t.storage is not None:
                 views[f"data/{t.storage}"].append(t)
-        compressed, misaligned = self._storage_records(
-            views, info, archive, by_name, alignment
-        )
+        compressed, misaligned = self._storage_records(views, info, archive, by_name, alignment)
         if compressed:
             self._compressed_storages(compressed, info)
         if misaligned:
@@ -287,12 +261,7 @@ class _ZipFormat(_InspectionState):
                 "another tool; torch.load(mmap=True) maps misaligned tensors",
             )
         unreferenced = [
-            r
-            for r in info
-            if r.startswith("data/")
-            and r not in views
-            and r != "data.pkl"
-            and info[r][0] > 0
+            r for r in info if r.startswith("data/") and r not in views and r != "data.pkl" and info[r][0] > 0
         ]
         if unreferenced:
             total = sum(info[r][0] for r in unreferenced)
@@ -304,10 +273,7 @@ class _ZipFormat(_InspectionState):
                 f"{_mib(total)}): dead bytes, loaded by nothing",
             )
         scanned = {id(t) for t in self.tensors}
-        usable = {
-            r: [t for t in ts if t.storage_numel is not None and id(t) in scanned]
-            for r, ts in views.items()
-        }
+        usable = {r: [t for t in ts if t.storage_numel is not None and id(t) in scanned] for r, ts in views.items()}
         self._crc_pass(layout, archive, usable)
         for record, ts in usable.items():
             entry = (by_name.get(f"{archive}/{record}") or [None])[-1]
@@ -347,19 +313,11 @@ class _ZipFormat(_InspectionState):
                     f"storage {key} declares {_mib(declared)} ({t0.storage_numel} × {_dtype_name(t0.dtype)}), its "
                     f"record holds {_mib(size)}: torch.load raises (record size mismatch) and "
                     "torch.load(mmap=True) reads "
-                    + (
-                        "past it into the next record"
-                        if declared > size
-                        else "only part of it"
-                    ),
+                    + ("past it into the next record" if declared > size else "only part of it"),
                 )
             for t in ts:
                 span = t.span()
-                if (
-                    span is not None
-                    and t.storage_numel is not None
-                    and span[1] > t.storage_numel
-                ):
+                if span is not None and t.storage_numel is not None and span[1] > t.storage_numel:
                     self.add(
                         "error",
                         "record size",
@@ -371,11 +329,7 @@ class _ZipFormat(_InspectionState):
             entry = (by_name.get(f"{archive}/{record}") or [None])[-1]
             if entry is not None and entry.method != 0:
                 compressed.append((record, entry, ts))
-            elif (
-                entry is not None
-                and entry.data is not None
-                and entry.data % int(alignment or 64)
-            ):
+            elif entry is not None and entry.data is not None and entry.data % int(alignment or 64):
                 misaligned.append((record, entry))
         return compressed, misaligned
 
@@ -387,8 +341,7 @@ class _ZipFormat(_InspectionState):
         past = [
             r
             for r, e, views_r in compressed
-            if info[r][1] + (views_r[0].storage_numel or 0) * views_r[0].itemsize
-            > self.f.size
+            if info[r][1] + (views_r[0].storage_numel or 0) * views_r[0].itemsize > self.f.size
         ]
         mapped = (
             f"raises, since {past[0]} declares more bytes than the file holds after its offset (RuntimeError: "

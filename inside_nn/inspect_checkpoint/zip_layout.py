@@ -95,9 +95,7 @@ def _zip_layout(f: _File) -> tuple[_Layout | None, str]:
     end = eocd + 22 + comment
     problems = []
     if end > f.size:
-        problems.append(
-            f"the end record declares a {comment}-byte comment past the end of the file"
-        )
+        problems.append(f"the end record declares a {comment}-byte comment past the end of the file")
         end = f.size
     cd_end = eocd
     locator = f.read(eocd - 20, 20) if eocd >= 20 else b""
@@ -108,9 +106,7 @@ def _zip_layout(f: _File) -> tuple[_Layout | None, str]:
         eocd64 = eocd - 20 - 56
         record = f.read(eocd64, 56) if eocd64 >= 0 else b""
         if len(record) == 56 and record[:4] == _EOCD64:
-            _, _, _, _, _, _, _, declared, cd_size, cd_offset = struct.unpack(
-                "<4sQ2H2L4Q", record
-            )
+            _, _, _, _, _, _, _, declared, cd_size, cd_offset = struct.unpack("<4sQ2H2L4Q", record)
             cd_end = eocd64
             if stated != eocd64 and stated != cd_offset + cd_size:
                 problems.append(
@@ -146,11 +142,7 @@ def _zip_layout(f: _File) -> tuple[_Layout | None, str]:
         n_len, e_len, c_len, header = fields[10], fields[11], fields[12], fields[16]
         name_bytes = directory[pos + 46 : pos + 46 + n_len]
         extra = directory[pos + 46 + n_len : pos + 46 + n_len + e_len]
-        need = [
-            f
-            for f, v in (("usize", usize), ("csize", csize), ("header", header))
-            if v == 0xFFFFFFFF
-        ]
+        need = [f for f, v in (("usize", usize), ("csize", csize), ("header", header)) if v == 0xFFFFFFFF]
         big = _zip64_extra(extra, need)
         entries.append(
             _Entry(
@@ -166,14 +158,10 @@ def _zip_layout(f: _File) -> tuple[_Layout | None, str]:
         )
         pos += 46 + n_len + e_len + c_len
     if len(entries) != declared:
-        problems.append(
-            f"the end record declares {declared} entries, the central directory holds {len(entries)}"
-        )
+        problems.append(f"the end record declares {declared} entries, the central directory holds {len(entries)}")
     for e in entries:
         _read_local(f, e, shift)
-    return _Layout(
-        entries, cd_offset, cd_size, eocd, end, shift, declared, problems
-    ), ""
+    return _Layout(entries, cd_offset, cd_size, eocd, end, shift, declared, problems), ""
 
 
 def _read_local(f: _File, e: _Entry, shift: int) -> None:
@@ -184,19 +172,13 @@ def _read_local(f: _File, e: _Entry, shift: int) -> None:
         e.problems.append(f"no local header at byte {at}")
         return
     _, _, flags, method, _, _, _, _, _, n_len, e_len = struct.unpack("<4s5H3L2H", raw)
-    e.local_name = f.read(at + 30, n_len).decode(
-        "utf-8" if flags & 0x800 else "cp437", "replace"
-    )
+    e.local_name = f.read(at + 30, n_len).decode("utf-8" if flags & 0x800 else "cp437", "replace")
     e.local_method = method
     e.data = at + 30 + n_len + e_len
     if e.local_name != e.name:
-        e.problems.append(
-            f"the central directory names it {e.name!r}, its local header {e.local_name!r}"
-        )
+        e.problems.append(f"the central directory names it {e.name!r}, its local header {e.local_name!r}")
     if method != e.method:
-        e.problems.append(
-            f"the central directory says method {e.method}, its local header {method}"
-        )
+        e.problems.append(f"the central directory says method {e.method}, its local header {method}")
     if e.data + e.csize > f.size:
         e.problems.append(
             f"its data ({_mib(e.csize)} from byte {e.data}) runs {_mib(e.data + e.csize - f.size)} past the end of the file"
@@ -228,9 +210,7 @@ def _walk_local_headers(f: _File, budget: int) -> tuple[list, int]:
         raw = f.read(pos, 30)
         if raw[:4] != _LOCAL:
             break
-        _, _, flags, _, _, _, _, csize, _, n_len, e_len = struct.unpack(
-            "<4s5H3L2H", raw
-        )
+        _, _, flags, _, _, _, _, csize, _, n_len, e_len = struct.unpack("<4s5H3L2H", raw)
         name = f.read(pos + 30, n_len).decode("utf-8", "replace")
         data = pos + 30 + n_len + e_len
         if not flags & 0x8 and csize not in (0, 0xFFFFFFFF):
@@ -256,11 +236,8 @@ def _walk_local_headers(f: _File, budget: int) -> tuple[list, int]:
                     if nxt in (_LOCAL, _CENTRAL):
                         size = at + i - data
                         sizes = f.read(at + i + 8, 16)
-                        if (
-                            width == 24 and struct.unpack_from("<Q", sizes)[0] == size
-                        ) or (
-                            width == 16
-                            and struct.unpack_from("<L", sizes)[0] == size & 0xFFFFFFFF
+                        if (width == 24 and struct.unpack_from("<Q", sizes)[0] == size) or (
+                            width == 16 and struct.unpack_from("<L", sizes)[0] == size & 0xFFFFFFFF
                         ):
                             hit = width
                             break

@@ -179,9 +179,7 @@ TRAITS = {
     "parametrized": "a parametrization registered with torch.nn.utils.parametrize",
     "hook-weight": "a weight recomputed from other parameters by a forward pre-hook",
     "plain-tensor-attribute": "a tensor held as a plain attribute (neither Parameter nor buffer)",
-    "plain-list-aliases-registered": (
-        "a plain list attribute holding modules or tensors that are also registered"
-    ),
+    "plain-list-aliases-registered": ("a plain list attribute holding modules or tensors that are also registered"),
     "plain-list-unregistered": "a plain list attribute holding modules or tensors that are not registered",
     "lazy-uninitialized": "an UninitializedParameter or UninitializedBuffer (lazy module before its dry run)",
     "meta": "a parameter or buffer on the meta device",
@@ -308,12 +306,9 @@ _SPECS = [
     ),
     _spec(
         "resnet-bottleneck",
-        lambda: ResNet(
-            Bottleneck, [1, 1, 1, 1], zero_init_residual=True, widths=(4, 8, 8, 8)
-        ),
+        lambda: ResNet(Bottleneck, [1, 1, 1, 1], zero_init_residual=True, widths=(4, 8, 8, 8)),
         lambda: _image(size=32),
-        "torchvision ResNet with Bottleneck blocks (expansion 4): zero_init_residual=True zeroes "
-        "every bn3.weight",
+        "torchvision ResNet with Bottleneck blocks (expansion 4): zero_init_residual=True zeroes every bn3.weight",
         "batchnorm",
         "persistent-buffer",
         "int-buffer",
@@ -461,8 +456,7 @@ _SPECS = [
         "lazy-cnn-dry",
         _lazy_cnn_dry,
         _image,
-        "the same lazy CNN after its dry run under no_grad in eval mode (now Conv2d, BatchNorm2d, "
-        "Linear)",
+        "the same lazy CNN after its dry run under no_grad in eval mode (now Conv2d, BatchNorm2d, Linear)",
         "batchnorm",
         "persistent-buffer",
         "int-buffer",
@@ -471,8 +465,7 @@ _SPECS = [
         "meta-half",
         _meta_half,
         _no_inputs,
-        "built under torch.device('meta'); embed and encoder materialized with to_empty and reset, "
-        "head still on meta",
+        "built under torch.device('meta'); embed and encoder materialized with to_empty and reset, head still on meta",
         "meta",
         "no-reset-parameters-leaf",
     ),
@@ -554,8 +547,7 @@ _SPECS = [
         "unet",
         TinyUNet,
         lambda: (torch.randn(2, 3, 16, 16), torch.tensor([10, 500])),
-        "a diffusers-style UNet: ResnetBlock2D with GroupNorm, SiLU and time_emb_proj, "
-        "sinusoidal timestep embedding",
+        "a diffusers-style UNet: ResnetBlock2D with GroupNorm, SiLU and time_emb_proj, sinusoidal timestep embedding",
     ),
     _spec(
         "transformer",

@@ -33,9 +33,7 @@ def conv1x1(in_planes, out_planes, stride=1):
 class BasicBlock(nn.Module):
     expansion = 1
 
-    def __init__(
-        self, inplanes, planes, stride=1, downsample=None, norm_layer=nn.BatchNorm2d
-    ):
+    def __init__(self, inplanes, planes, stride=1, downsample=None, norm_layer=nn.BatchNorm2d):
         super().__init__()
         self.conv1 = conv3x3(inplanes, planes, stride)
         self.bn1 = norm_layer(planes)
@@ -57,9 +55,7 @@ class BasicBlock(nn.Module):
 class Bottleneck(nn.Module):
     expansion = 4
 
-    def __init__(
-        self, inplanes, planes, stride=1, downsample=None, norm_layer=nn.BatchNorm2d
-    ):
+    def __init__(self, inplanes, planes, stride=1, downsample=None, norm_layer=nn.BatchNorm2d):
         super().__init__()
         width = planes
         self.conv1 = conv1x1(inplanes, width)
@@ -95,9 +91,7 @@ class ResNet(nn.Module):
         self._norm_layer = nn.BatchNorm2d
         self.inplanes = widths[0]
         self.dilation = 1
-        self.conv1 = nn.Conv2d(
-            3, self.inplanes, kernel_size=7, stride=2, padding=3, bias=False
-        )
+        self.conv1 = nn.Conv2d(3, self.inplanes, kernel_size=7, stride=2, padding=3, bias=False)
         self.bn1 = nn.BatchNorm2d(self.inplanes)
         self.relu = nn.ReLU(inplace=True)
         self.maxpool = nn.MaxPool2d(kernel_size=3, stride=2, padding=1)
@@ -183,9 +177,7 @@ class FPN(nn.Module):
         output_convs = []
         for idx, in_channels in enumerate(in_channels_per_feature):
             lateral_conv = nn.Conv2d(in_channels, out_channels, kernel_size=1)
-            output_conv = nn.Conv2d(
-                out_channels, out_channels, kernel_size=3, stride=1, padding=1
-            )
+            output_conv = nn.Conv2d(out_channels, out_channels, kernel_size=3, stride=1, padding=1)
             c2_xavier_fill(lateral_conv)
             c2_xavier_fill(output_conv)
             stage = int(math.log2(strides[idx]))
@@ -206,14 +198,10 @@ class FPN(nn.Module):
         results = []
         prev_features = self.lateral_convs[0](bottom_up_features[self.in_features[-1]])
         results.append(self.output_convs[0](prev_features))
-        for idx, (lateral_conv, output_conv) in enumerate(
-            zip(self.lateral_convs, self.output_convs)
-        ):
+        for idx, (lateral_conv, output_conv) in enumerate(zip(self.lateral_convs, self.output_convs)):
             if idx > 0:
                 features = bottom_up_features[self.in_features[-idx - 1]]
-                top_down_features = F.interpolate(
-                    prev_features, scale_factor=2.0, mode="nearest"
-                )
+                top_down_features = F.interpolate(prev_features, scale_factor=2.0, mode="nearest")
                 prev_features = lateral_conv(features) + top_down_features
                 results.insert(0, output_conv(prev_features))
         return dict(zip(self._out_features, results))
@@ -241,9 +229,7 @@ class ReLUConvBN(nn.Module):
         super().__init__()
         self.op = nn.Sequential(
             nn.ReLU(inplace=False),
-            nn.Conv2d(
-                C_in, C_out, kernel_size, stride=stride, padding=padding, bias=False
-            ),
+            nn.Conv2d(C_in, C_out, kernel_size, stride=stride, padding=padding, bias=False),
             nn.BatchNorm2d(C_out, affine=affine),
         )
 
@@ -253,9 +239,7 @@ class ReLUConvBN(nn.Module):
 
 OPS = {
     "none": lambda C, stride, affine: Zero(stride),
-    "avg_pool_3x3": lambda C, stride, affine: nn.AvgPool2d(
-        3, stride=stride, padding=1, count_include_pad=False
-    ),
+    "avg_pool_3x3": lambda C, stride, affine: nn.AvgPool2d(3, stride=stride, padding=1, count_include_pad=False),
     "skip_connect": lambda C, stride, affine: (
         nn.Identity() if stride == 1 else ReLUConvBN(C, C, 1, stride, 0, affine=affine)
     ),
@@ -292,10 +276,7 @@ class SearchCell(nn.Module):
         states = [s0]
         offset = 0
         for _ in range(self._steps):
-            s = sum(
-                self._ops[offset + j](h, weights[offset + j])
-                for j, h in enumerate(states)
-            )
+            s = sum(self._ops[offset + j](h, weights[offset + j]) for j, h in enumerate(states))
             offset += len(states)
             states.append(s)
         return torch.cat(states[-self._steps :], dim=1)
@@ -307,9 +288,7 @@ class DartsNetwork(nn.Module):
         self._C = C
         self._num_classes = num_classes
         self._steps = steps
-        self.stem = nn.Sequential(
-            nn.Conv2d(3, C, 3, padding=1, bias=False), nn.BatchNorm2d(C)
-        )
+        self.stem = nn.Sequential(nn.Conv2d(3, C, 3, padding=1, bias=False), nn.BatchNorm2d(C))
         self.cells = nn.ModuleList(
             [
                 SearchCell(steps, C, reduction=False),

@@ -87,23 +87,17 @@ class T5Attention(nn.Module):
         self.v = nn.Linear(self.d_model, self.inner_dim, bias=False)
         self.o = nn.Linear(self.inner_dim, self.d_model, bias=False)
         if self.has_relative_attention_bias:
-            self.relative_attention_bias = nn.Embedding(
-                self.relative_attention_num_buckets, self.n_heads
-            )
+            self.relative_attention_bias = nn.Embedding(self.relative_attention_num_buckets, self.n_heads)
 
     @staticmethod
-    def _relative_position_bucket(
-        relative_position, bidirectional=True, num_buckets=32, max_distance=128
-    ):
+    def _relative_position_bucket(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
         relative_buckets = 0
         if bidirectional:
             num_buckets //= 2
             relative_buckets += (relative_position > 0).to(torch.long) * num_buckets
             relative_position = torch.abs(relative_position)
         else:
-            relative_position = -torch.min(
-                relative_position, torch.zeros_like(relative_position)
-            )
+            relative_position = -torch.min(relative_position, torch.zeros_like(relative_position))
         max_exact = num_buckets // 2
         is_small = relative_position < max_exact
         relative_position_if_large = max_exact + (
@@ -115,9 +109,7 @@ class T5Attention(nn.Module):
             relative_position_if_large,
             torch.full_like(relative_position_if_large, num_buckets - 1),
         )
-        relative_buckets += torch.where(
-            is_small, relative_position, relative_position_if_large
-        )
+        relative_buckets += torch.where(is_small, relative_position, relative_position_if_large)
         return relative_buckets
 
     def compute_bias(self, query_length, key_length):
@@ -133,16 +125,12 @@ class T5Attention(nn.Module):
         values = self.relative_attention_bias(relative_position_bucket)
         return values.permute([2, 0, 1]).unsqueeze(0)
 
-    def forward(
-        self, hidden_states, mask=None, key_value_states=None, position_bias=None
-    ):
+    def forward(self, hidden_states, mask=None, key_value_states=None, position_bias=None):
         batch_size, seq_length = hidden_states.shape[:2]
         source = hidden_states if key_value_states is None else key_value_states
 
         def shape(states):
-            return states.view(
-                batch_size, -1, self.n_heads, self.key_value_proj_dim
-            ).transpose(1, 2)
+            return states.view(batch_size, -1, self.n_heads, self.key_value_proj_dim).transpose(1, 2)
 
         query_states = shape(self.q(hidden_states))
         key_states = shape(self.k(source))
@@ -160,15 +148,9 @@ class T5Attention(nn.Module):
                 position_bias = position_bias + mask
         scores = scores + position_bias
         attn_weights = nn.functional.softmax(scores.float(), dim=-1).type_as(scores)
-        attn_weights = nn.functional.dropout(
-            attn_weights, p=self.dropout, training=self.training
-        )
+        attn_weights = nn.functional.dropout(attn_weights, p=self.dropout, training=self.training)
         attn_output = torch.matmul(attn_weights, value_states)
-        attn_output = (
-            attn_output.transpose(1, 2)
-            .contiguous()
-            .view(batch_size, -1, self.inner_dim)
-        )
+        attn_output = attn_output.transpose(1, 2).contiguous().view(batch_size, -1, self.inner_dim)
         return self.o(attn_output), position_bias
 
 
@@ -194,9 +176,7 @@ class T5LayerCrossAttention(nn.Module):
         self.dropout = nn.Dropout(config.dropout_rate)
 
     def forward(self, hidden_states, key_value_states):
-        attention_output, _ = self.EncDecAttention(
-            self.layer_norm(hidden_states), key_value_states=key_value_states
-        )
+        attention_output, _ = self.EncDecAttention(self.layer_norm(hidden_states), key_value_states=key_value_states)
         return hidden_states + self.dropout(attention_output)
 
 
@@ -223,14 +203,9 @@ class T5Stack(nn.Module):
         self.embed_tokens = embed_tokens
         self.is_decoder = config.is_decoder
         self.block = nn.ModuleList(
-            [
-                T5Block(config, has_relative_attention_bias=bool(i == 0))
-                for i in range(config.num_layers)
-            ]
+            [T5Block(config, has_relative_attention_bias=bool(i == 0)) for i in range(config.num_layers)]
         )
-        self.final_layer_norm = T5LayerNorm(
-            config.d_model, eps=config.layer_norm_epsilon
-        )
+        self.final_layer_norm = T5LayerNorm(config.d_model, eps=config.layer_norm_epsilon)
         self.dropout = nn.Dropout(config.dropout_rate)
 
     def forward(self, input_ids, encoder_hidden_states=None):
@@ -244,9 +219,7 @@ class T5Stack(nn.Module):
             )
         position_bias = None
         for layer_module in self.block:
-            hidden_states, position_bias = layer_module(
-                hidden_states, mask, position_bias, encoder_hidden_states
-            )
+            hidden_states, position_bias = layer_module(hidden_states, mask, position_bias, encoder_hidden_states)
         return self.dropout(self.final_layer_norm(hidden_states))
 
 
@@ -264,22 +237,14 @@ class T5PreTrainedModel(GPT2PreTrainedModel):
             module.shared.weight.data.normal_(mean=0.0, std=factor * 1.0)
         elif isinstance(module, T5DenseActDense):
             module.wi.weight.data.normal_(mean=0.0, std=factor * (d_model**-0.5))
-            module.wo.weight.data.normal_(
-                mean=0.0, std=factor * (self.config.d_ff**-0.5)
-            )
+            module.wo.weight.data.normal_(mean=0.0, std=factor * (self.config.d_ff**-0.5))
         elif isinstance(module, T5Attention):
-            module.q.weight.data.normal_(
-                mean=0.0, std=factor * ((d_model * d_kv) ** -0.5)
-            )
+            module.q.weight.data.normal_(mean=0.0, std=factor * ((d_model * d_kv) ** -0.5))
             module.k.weight.data.normal_(mean=0.0, std=factor * (d_model**-0.5))
             module.v.weight.data.normal_(mean=0.0, std=factor * (d_model**-0.5))
-            module.o.weight.data.normal_(
-                mean=0.0, std=factor * ((n_heads * d_kv) ** -0.5)
-            )
+            module.o.weight.data.normal_(mean=0.0, std=factor * ((n_heads * d_kv) ** -0.5))
             if module.has_relative_attention_bias:
-                module.relative_attention_bias.weight.data.normal_(
-                    mean=0.0, std=factor * (d_model**-0.5)
-                )
+                module.relative_attention_bias.weight.data.normal_(mean=0.0, std=factor * (d_model**-0.5))
 
 
 class T5Model(T5PreTrainedModel):
@@ -304,9 +269,7 @@ class T5Model(T5PreTrainedModel):
 
     def forward(self, input_ids, decoder_input_ids):
         encoder_hidden_states = self.encoder(input_ids)
-        return self.decoder(
-            decoder_input_ids, encoder_hidden_states=encoder_hidden_states
-        )
+        return self.decoder(decoder_input_ids, encoder_hidden_states=encoder_hidden_states)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -332,21 +295,13 @@ class BertConfig:
 class BertEmbeddings(nn.Module):
     def __init__(self, config):
         super().__init__()
-        self.word_embeddings = nn.Embedding(
-            config.vocab_size, config.hidden_size, padding_idx=config.pad_token_id
-        )
-        self.position_embeddings = nn.Embedding(
-            config.max_position_embeddings, config.hidden_size
-        )
-        self.token_type_embeddings = nn.Embedding(
-            config.type_vocab_size, config.hidden_size
-        )
+        self.word_embeddings = nn.Embedding(config.vocab_size, config.hidden_size, padding_idx=config.pad_token_id)
+        self.position_embeddings = nn.Embedding(config.max_position_embeddings, config.hidden_size)
+        self.token_type_embeddings = nn.Embedding(config.type_vocab_size, config.hidden_size)
         self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.hidden_dropout_prob)
         self.position_embedding_type = "absolute"
-        self.register_buffer(
-            "position_ids", torch.arange(config.max_position_embeddings).expand((1, -1))
-        )
+        self.register_buffer("position_ids", torch.arange(config.max_position_embeddings).expand((1, -1)))
         self.register_buffer(
             "token_type_ids",
             torch.zeros(self.position_ids.size(), dtype=torch.long),
@@ -356,9 +311,7 @@ class BertEmbeddings(nn.Module):
     def forward(self, input_ids):
         seq_length = input_ids.size(1)
         position_ids = self.position_ids[:, :seq_length]
-        token_type_ids = self.token_type_ids[:, :seq_length].expand(
-            input_ids.size(0), seq_length
-        )
+        token_type_ids = self.token_type_ids[:, :seq_length].expand(input_ids.size(0), seq_length)
         embeddings = (
             self.word_embeddings(input_ids)
             + self.token_type_embeddings(token_type_ids)
@@ -392,9 +345,7 @@ class BertSelfAttention(nn.Module):
         attention_scores = torch.matmul(query_layer, key_layer.transpose(-1, -2))
         attention_scores = attention_scores / math.sqrt(self.attention_head_size)
         attention_probs = self.dropout(nn.functional.softmax(attention_scores, dim=-1))
-        context_layer = (
-            torch.matmul(attention_probs, value_layer).permute(0, 2, 1, 3).contiguous()
-        )
+        context_layer = torch.matmul(attention_probs, value_layer).permute(0, 2, 1, 3).contiguous()
         return context_layer.view(context_layer.size()[:-2] + (self.all_head_size,))
 
 
@@ -444,9 +395,7 @@ class BertLayer(nn.Module):
 class BertEncoder(nn.Module):
     def __init__(self, config):
         super().__init__()
-        self.layer = nn.ModuleList(
-            [BertLayer(config) for _ in range(config.num_hidden_layers)]
-        )
+        self.layer = nn.ModuleList([BertLayer(config) for _ in range(config.num_hidden_layers)])
 
     def forward(self, hidden_states):
         for layer_module in self.layer:

@@ -47,14 +47,10 @@ class TemporalBlock(nn.Module):
     """locuslab/TCN: weight_norm (the old hook form) on every conv; init_weights then writes
     normal_(0, 0.01) into conv.weight, the tensor the hook recomputes before every forward."""
 
-    def __init__(
-        self, n_inputs, n_outputs, kernel_size, stride, dilation, padding, dropout=0.2
-    ):
+    def __init__(self, n_inputs, n_outputs, kernel_size, stride, dilation, padding, dropout=0.2):
         super().__init__()
         with warnings.catch_warnings():
-            warnings.filterwarnings(
-                "ignore", "`torch.nn.utils.weight_norm` is deprecated"
-            )
+            warnings.filterwarnings("ignore", "`torch.nn.utils.weight_norm` is deprecated")
             self.conv1 = nn.utils.weight_norm(
                 nn.Conv1d(
                     n_inputs,
@@ -85,9 +81,7 @@ class TemporalBlock(nn.Module):
             self.conv1, self.chomp1, self.relu1, self.dropout1,
             self.conv2, self.chomp2, self.relu2, self.dropout2,
         )  # fmt: skip
-        self.downsample = (
-            nn.Conv1d(n_inputs, n_outputs, 1) if n_inputs != n_outputs else None
-        )
+        self.downsample = nn.Conv1d(n_inputs, n_outputs, 1) if n_inputs != n_outputs else None
         self.relu = nn.ReLU()
         self.init_weights()
 
@@ -211,9 +205,7 @@ class LoRAMLP(nn.Module):
             p.requires_grad_(False)
         for layer in (self.fc1, self.fc2):
             fan_out, fan_in = layer.weight.shape
-            parametrize.register_parametrization(
-                layer, "weight", LoRAParametrization(fan_in, fan_out)
-            )
+            parametrize.register_parametrization(layer, "weight", LoRAParametrization(fan_in, fan_out))
 
     def forward(self, x):
         return self.fc2(F.relu(self.fc1(x)))
@@ -225,9 +217,7 @@ class OrthogonalRNNCell(nn.Module):
     def __init__(self, input_size=8, hidden_size=16):
         super().__init__()
         self.input_kernel = nn.Linear(input_size, hidden_size, bias=False)
-        self.recurrent_kernel = nn.utils.parametrizations.orthogonal(
-            nn.Linear(hidden_size, hidden_size, bias=False)
-        )
+        self.recurrent_kernel = nn.utils.parametrizations.orthogonal(nn.Linear(hidden_size, hidden_size, bias=False))
         self.nonlinearity = nn.Tanh()
 
     def forward(self, x, hidden):

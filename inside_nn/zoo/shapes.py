@@ -19,9 +19,7 @@ from inside_nn.zoo.convnets import BasicBlock, ResNet
 
 
 class RNNModel(nn.Module):
-    def __init__(
-        self, rnn_type, ntoken, ninp, nhid, nlayers, dropout=0.5, tie_weights=False
-    ):
+    def __init__(self, rnn_type, ntoken, ninp, nhid, nlayers, dropout=0.5, tie_weights=False):
         super().__init__()
         self.ntoken = ntoken
         self.drop = nn.Dropout(dropout)
@@ -30,9 +28,7 @@ class RNNModel(nn.Module):
         self.decoder = nn.Linear(nhid, ntoken)
         if tie_weights:
             if nhid != ninp:
-                raise ValueError(
-                    "When using the tied flag, nhid must be equal to emsize"
-                )
+                raise ValueError("When using the tied flag, nhid must be equal to emsize")
             self.decoder.weight = self.encoder.weight
         self.init_weights()
         self.rnn_type = rnn_type
@@ -98,14 +94,10 @@ class GraphConvolution(nn.Module):
 def _normalized_ring_adjacency(n=6):
     """A ring graph with self-loops, row-normalized as pygcn does, as a sparse COO tensor."""
     rows = torch.arange(n).repeat_interleave(3)
-    cols = torch.stack(
-        [torch.arange(n), (torch.arange(n) + 1) % n, (torch.arange(n) - 1) % n], 1
-    )
+    cols = torch.stack([torch.arange(n), (torch.arange(n) + 1) % n, (torch.arange(n) - 1) % n], 1)
     values = torch.full((3 * n,), 1.0 / 3)
     indices = torch.stack([rows, cols.flatten()])
-    return torch.sparse_coo_tensor(
-        indices, values, (n, n), check_invariants=True
-    ).coalesce()
+    return torch.sparse_coo_tensor(indices, values, (n, n), check_invariants=True).coalesce()
 
 
 class GCN(nn.Module):
@@ -144,11 +136,7 @@ class Quantize(nn.Module):
 
     def forward(self, input):
         flatten = input.reshape(-1, self.dim)
-        dist = (
-            flatten.pow(2).sum(1, keepdim=True)
-            - 2 * flatten @ self.embed
-            + self.embed.pow(2).sum(0, keepdim=True)
-        )
+        dist = flatten.pow(2).sum(1, keepdim=True) - 2 * flatten @ self.embed + self.embed.pow(2).sum(0, keepdim=True)
         _, embed_ind = (-dist).max(1)
         embed_onehot = F.one_hot(embed_ind, self.n_embed).type(flatten.dtype)
         embed_ind = embed_ind.view(*input.shape[:-1])
@@ -156,14 +144,10 @@ class Quantize(nn.Module):
         if self.training:
             embed_onehot_sum = embed_onehot.sum(0)
             embed_sum = flatten.transpose(0, 1) @ embed_onehot
-            self.cluster_size.data.mul_(self.decay).add_(
-                embed_onehot_sum, alpha=1 - self.decay
-            )
+            self.cluster_size.data.mul_(self.decay).add_(embed_onehot_sum, alpha=1 - self.decay)
             self.embed_avg.data.mul_(self.decay).add_(embed_sum, alpha=1 - self.decay)
             n = self.cluster_size.sum()
-            cluster_size = (
-                (self.cluster_size + self.eps) / (n + self.n_embed * self.eps) * n
-            )
+            cluster_size = (self.cluster_size + self.eps) / (n + self.n_embed * self.eps) * n
             embed_normalized = self.embed_avg / cluster_size.unsqueeze(0)
             self.embed.data.copy_(embed_normalized)
         diff = (quantize.detach() - input).pow(2).mean()
@@ -220,9 +204,7 @@ class MetaTinyLM(nn.Module):
     def __init__(self, vocab=64, dim=16):
         super().__init__()
         self.embed = nn.Embedding(vocab, dim)
-        self.encoder = nn.TransformerEncoderLayer(
-            dim, 2, 32, dropout=0.0, batch_first=True
-        )
+        self.encoder = nn.TransformerEncoderLayer(dim, 2, 32, dropout=0.0, batch_first=True)
         self.head = nn.Linear(dim, vocab)
 
     def forward(self, input_ids):
@@ -304,15 +286,11 @@ class ResnetBlock2D(nn.Module):
     def __init__(self, in_channels, out_channels, temb_channels, groups=4, eps=1e-6):
         super().__init__()
         self.norm1 = nn.GroupNorm(groups, in_channels, eps=eps, affine=True)
-        self.conv1 = nn.Conv2d(
-            in_channels, out_channels, kernel_size=3, stride=1, padding=1
-        )
+        self.conv1 = nn.Conv2d(in_channels, out_channels, kernel_size=3, stride=1, padding=1)
         self.time_emb_proj = nn.Linear(temb_channels, out_channels)
         self.norm2 = nn.GroupNorm(groups, out_channels, eps=eps, affine=True)
         self.dropout = nn.Dropout(0.0)
-        self.conv2 = nn.Conv2d(
-            out_channels, out_channels, kernel_size=3, stride=1, padding=1
-        )
+        self.conv2 = nn.Conv2d(out_channels, out_channels, kernel_size=3, stride=1, padding=1)
         self.nonlinearity = nn.SiLU()
         self.conv_shortcut = None
         if in_channels != out_channels:
@@ -330,9 +308,7 @@ class ResnetBlock2D(nn.Module):
 
 def get_timestep_embedding(timesteps, embedding_dim, max_period=10000):
     half_dim = embedding_dim // 2
-    exponent = (
-        -math.log(max_period) * torch.arange(half_dim, dtype=torch.float32) / half_dim
-    )
+    exponent = -math.log(max_period) * torch.arange(half_dim, dtype=torch.float32) / half_dim
     emb = timesteps[:, None].float() * torch.exp(exponent)[None, :]
     return torch.cat([torch.cos(emb), torch.sin(emb)], dim=-1)
 
@@ -374,9 +350,7 @@ class TransformerClassifier(nn.Module):
     def __init__(self, vocab=64, d_model=16, nhead=2, num_layers=2):
         super().__init__()
         self.embedding = nn.Embedding(vocab, d_model)
-        encoder_layer = nn.TransformerEncoderLayer(
-            d_model, nhead, dim_feedforward=32, dropout=0.1, batch_first=True
-        )
+        encoder_layer = nn.TransformerEncoderLayer(d_model, nhead, dim_feedforward=32, dropout=0.1, batch_first=True)
         self.transformer_encoder = nn.TransformerEncoder(encoder_layer, num_layers)
         self.classifier = nn.Linear(d_model, 4)
 
@@ -391,16 +365,12 @@ class EncoderRNN(nn.Module):
         super().__init__()
         self.hidden_size = hidden_size
         self.embedding = nn.Embedding(input_size, hidden_size)
-        self.gru = nn.GRU(
-            hidden_size, hidden_size, n_layers, batch_first=True, bidirectional=True
-        )
+        self.gru = nn.GRU(hidden_size, hidden_size, n_layers, batch_first=True, bidirectional=True)
 
     def forward(self, input_seq):
         self.gru.flatten_parameters()
         outputs, hidden = self.gru(self.embedding(input_seq))
-        return outputs[:, :, : self.hidden_size] + outputs[
-            :, :, self.hidden_size :
-        ], hidden
+        return outputs[:, :, : self.hidden_size] + outputs[:, :, self.hidden_size :], hidden
 
 
 class ResnetBlock(nn.Module):
@@ -446,9 +416,7 @@ class ResnetGenerator(nn.Module):
     @staticmethod
     def init_func(m, init_gain=0.02):
         classname = m.__class__.__name__
-        if hasattr(m, "weight") and (
-            classname.find("Conv") != -1 or classname.find("Linear") != -1
-        ):
+        if hasattr(m, "weight") and (classname.find("Conv") != -1 or classname.find("Linear") != -1):
             nn.init.normal_(m.weight.data, 0.0, init_gain)
             if hasattr(m, "bias") and m.bias is not None:
                 nn.init.constant_(m.bias.data, 0.0)
@@ -468,13 +436,9 @@ class QATNet(nn.Module):
         super().__init__()
         from torch.ao.quantization import FakeQuantize, MovingAverageMinMaxObserver
 
-        self.input_fake_quant = FakeQuantize(
-            observer=MovingAverageMinMaxObserver, quant_min=0, quant_max=255
-        )
+        self.input_fake_quant = FakeQuantize(observer=MovingAverageMinMaxObserver, quant_min=0, quant_max=255)
         self.fc1 = nn.Linear(16, 32)
-        self.act_fake_quant = FakeQuantize(
-            observer=MovingAverageMinMaxObserver, quant_min=0, quant_max=255
-        )
+        self.act_fake_quant = FakeQuantize(observer=MovingAverageMinMaxObserver, quant_min=0, quant_max=255)
         self.fc2 = nn.Linear(32, 10)
         self.register_buffer("num_batches_tracked", torch.tensor(0, dtype=torch.long))
 
@@ -504,7 +468,5 @@ class NoisyTopKRouter(nn.Module):
         noise = torch.randn(clean_logits.shape, generator=self.generator)
         logits = (clean_logits + noise * noise_stddev) / self.temperature
         top_logits, top_indices = logits.topk(self.k, dim=-1)
-        gates = torch.zeros_like(logits).scatter(
-            -1, top_indices, F.softmax(top_logits, dim=-1)
-        )
+        gates = torch.zeros_like(logits).scatter(-1, top_indices, F.softmax(top_logits, dim=-1))
         return gates

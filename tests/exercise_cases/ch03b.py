@@ -6,14 +6,10 @@ from pathlib import Path
 
 NOTEBOOK = "03_meta_device"
 
-_spec = importlib.util.spec_from_file_location(
-    "exercise_cases_ch03_all", Path(__file__).with_name("ch03.py")
-)
+_spec = importlib.util.spec_from_file_location("exercise_cases_ch03_all", Path(__file__).with_name("ch03.py"))
 _chapter = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_chapter)
-CASES = [
-    case for case in _chapter.EVERY_CASE if case[1].startswith("check_build_on_meta")
-]
+CASES = [case for case in _chapter.EVERY_CASE if case[1].startswith("check_build_on_meta")]
 
 
 # --- unmaterialized
