@@ -747,6 +747,29 @@ def test_korean_status_page_words_are_korean():
     assert set(text) >= set(verified.TEXT["en"]), "a status string has no Korean form"
 
 
+def test_the_status_table_shows_a_chapter_title_with_its_code():
+    """Sphinx resolves the table's :doc: links to a title's plain text; the extension puts back the
+    title as the page shows it, so `meta` in the title of 03_meta_device stays code (both editions)."""
+    from docutils import nodes
+
+    verified = load_extension("verified")
+    title = chapter_title(load_store("03_meta_device")[0]["ko"])
+    assert title.startswith("`meta`"), title
+    docname = "notebooks/ko/03_meta_device"
+    shown = nodes.title()
+    shown += verified._with_code(title)
+    para = nodes.paragraph()
+    para[verified.TITLED] = docname
+    plain = title.replace("`", "")
+    link = nodes.reference("", "", refuri="03_meta_device.html")
+    link += nodes.inline(plain, plain, classes=["doc"])
+    para += link
+    verified.titles_with_code(para, {docname: shown})
+    (code,) = para.findall(nodes.literal)
+    assert code.astext() == "meta" and para.astext() == plain
+    assert verified.TITLED not in para.attributes
+
+
 def test_korean_exercise_labels_are_the_glossary_words():
     labels = load_extension("korean_labels").LABELS
     words = {english: ours for english, ours, _ in glossary()}
@@ -793,9 +816,17 @@ def korean_sources() -> list[tuple[str, str]]:
     return texts + [(f"book/ko/{p.name}", p.read_text(encoding="utf-8")) for p in sorted(KO_BOOK.glob("*.md"))]
 
 
-# A line that ends in Hangul followed by one that starts with "(": the browser renders the line break
-# as a space, "더하세요 (autocast)", where the Korean attaches the parenthesis.
-BREAK_BEFORE_PAREN = re.compile(rf"[{HANGUL}][ \t]*\n[ \t]*(?=\()")
+# In Korean a parenthesis attaches to the word before it: "더하세요(autocast)", "`nn.Linear`(`bias=False`)",
+# "[분산 체크포인트](…)(`torch.distributed.checkpoint`)". A line break there is rendered as a space, so a
+# line that ends in Hangul, in a code span's or role's closing backtick, in a link's "](…)" or in "]"
+# must not be followed by one that starts with "(". Nor may a line end or start at "·": the break
+# renders "제품· 라이브러리". A "(" after a sentence's full stop opens a sentence of its own and is
+# spaced in Korean ("저장합니다. (등록할 때 …)"), and a "(label)=" target stands after a blank line: both
+# pass, as they should.
+BREAK_BEFORE_PAREN = re.compile(
+    rf"(?:[{HANGUL}]|`|\]\([^()\s]*\)|\])[ \t]*\n[ \t]*(?=\()"
+    r"|·[ \t]*\n|\S[ \t]*\n[ \t]*(?=·)"
+)
 
 
 def breaks_before_paren(text: str) -> list[str]:
@@ -805,13 +836,41 @@ def breaks_before_paren(text: str) -> list[str]:
     ]
 
 
-def test_breaks_before_paren_finds_a_planted_break():
-    assert breaks_before_paren("버퍼의 dtype으로 바꾼 뒤 더하세요\n  ({ref}`autocast <x>`).")
-    assert breaks_before_paren("더하세요({ref}`autocast <x>`).\n다음 줄") == []
-    assert breaks_before_paren("`nn.Linear`\n(`bias=False`)") == []
+@pytest.mark.parametrize(
+    "broken",
+    [
+        "버퍼의 dtype으로 바꾼 뒤 더하세요\n  ({ref}`autocast <x>`).",
+        "기다리는 복사는 `memcpy_and_sync`\n(`c10/cuda/CUDAFunctions.h`)에서 끝나고",
+        "`nn.Linear`\n(`bias=False`)",
+        "{ref}`멈춤 <ddp-hang>`\n(아래)",
+        "샤딩된 모델을 위한 [분산 체크포인트](https://pytorch.org/docs/x.html)\n  (`torch.distributed.checkpoint`).",
+        "[GHSA-53q9-r3pm-6pq6](https://github.com/x/GHSA-53q9-r3pm-6pq6)\n  (CVE-2025-32434, 2.6에서 수정)",
+        "[각주]\n(설명)",
+        "NCCL, Adam 같은 제품·라이브러리·\n  알고리즘 이름",
+        "NCCL, Adam 같은 제품\n  ·라이브러리·알고리즘 이름",
+    ],
+)
+def test_breaks_before_paren_finds_a_planted_break(broken):
+    assert breaks_before_paren(broken)
+    joined = re.sub(r"[ \t]*\n[ \t]*(?=[(·])|(?<=·)[ \t]*\n[ \t]*", "", broken)
+    assert breaks_before_paren(joined) == [], joined
 
 
-def test_no_line_break_between_hangul_and_an_attached_paren():
+@pytest.mark.parametrize(
+    "spaced",
+    [
+        "더하세요({ref}`autocast <x>`).\n다음 줄",
+        "`right_inverse(start)`를 저장합니다.\n(등록할 때 이미 현재 가중치가 `right_inverse`를 거칩니다.)",
+        "첫 문단입니다.\n\n(ddp-hang)=\n## 멈춤",
+        "공유 텐서 설명.\n- 제품·라이브러리·알고리즘 이름",
+        "```python\nx = f()\n(y)\n```",
+    ],
+)
+def test_breaks_before_paren_passes_what_korean_spaces(spaced):
+    assert breaks_before_paren(spaced) == []
+
+
+def test_no_line_break_between_a_word_and_an_attached_paren():
     found = [f"{where}: {snippet}" for where, text in korean_sources() for snippet in breaks_before_paren(text)]
     assert found == [], "join the lines (break elsewhere):\n" + "\n".join(found)
 

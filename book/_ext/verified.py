@@ -299,7 +299,9 @@ class VerifiedStatus(SphinxDirective):
                 refexplicit=False,
             )
             ref += nodes.inline(stem, stem)
-            row += self._entry(ref)
+            chapter = self._entry(ref)
+            chapter[0][TITLED] = f"{folder}/{stem}"
+            row += chapter
             for record in records:
                 row += self._entry(nodes.Text(self._cell(record["notebooks"].get(stem), hashes[stem], text)))
         legend = nodes.paragraph()
@@ -330,6 +332,29 @@ class VerifiedStatus(SphinxDirective):
         return f"✓ {entry['seconds']:.1f} s"
 
 
+TITLED = "verified_chapter"  # the docname whose title a chapter cell of the table shows
+
+
+def titles_with_code(doctree: nodes.Node, titles: dict) -> None:
+    """Give each chapter cell of the table its page's title as the page shows it.
+
+    Sphinx resolves a :doc: reference to the title's plain text, so `meta` in the Korean title of
+    03_meta_device would lose its code font; the title node the environment keeps has it."""
+    for para in list(doctree.findall(lambda n: isinstance(n, nodes.Element) and TITLED in n.attributes)):
+        title = titles.get(para[TITLED])
+        if title is None:
+            continue
+        for inline in list(para.findall(nodes.inline)):
+            if "doc" in inline["classes"]:
+                del inline[:]
+                inline.extend(child.deepcopy() for child in title.children)
+        del para[TITLED]
+
+
+def _titles_with_code(app, doctree, docname):
+    titles_with_code(doctree, app.env.titles)
+
+
 def _outdated(app, env, added, changed, removed):
     """Re-read the chapters and the status page whenever the records change."""
     fingerprint = _records_fingerprint()
@@ -357,4 +382,5 @@ def setup(app):
     app.connect("env-get-outdated", _outdated)
     app.connect("env-merge-info", _merge)
     app.connect("env-purge-doc", _purge)
+    app.connect("doctree-resolved", _titles_with_code)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
