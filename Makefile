@@ -85,8 +85,9 @@ live:
 	$(BIN)/python book/_ext/live_code.py --port $(PORT)
 
 lint: $(STAMP)
-	$(BIN)/ruff check inside_nn notebooks tests tools
-	$(BIN)/ruff format --check inside_nn notebooks tests tools
+	$(BIN)/ruff check inside_nn notebooks tests tools book/_ext
+	$(BIN)/ruff format --check inside_nn notebooks tests tools book/_ext
+	$(BIN)/python tools/shape.py
 	$(BIN)/codespell --ignore-words-list coo,entrie --skip "mathjax,thebe,vendor,*.png,*.bib" --ignore-regex '"image/png": "[^"]*"' README.md book inside_nn notebooks tests tools .github
 
 workflows: $(STAMP)

@@ -49,10 +49,7 @@ SECTIONS = {
     "forward": "notebooks/08_inspect_your_model.html#what-a-forward-changes-a-conv-net-with-batchnorm",
 }
 HALF = (torch.float16, torch.bfloat16)
-STALL = {
-    torch.float16: 256,
-    torch.bfloat16: 32,
-}  # where adding 0.1 no longer changes a running total
+STALL = {torch.float16: 256, torch.bfloat16: 32}  # where adding 0.1 no longer changes a running total
 DDP_SYNC = (
     "DistributedDataParallel broadcasts them from rank 0 at the first forward and at every forward that "
     "follows one run with gradients enabled outside no_sync() (forward_sync_buffers=True from torch 2.13, "
@@ -384,10 +381,6 @@ def _tensors_in(value, where: str):
     return _found_in(value, where, torch.Tensor)
 
 
-def _modules_in(value, where: str):
-    return _found_in(value, where, nn.Module)
-
-
 def _entries(module: nn.Module, registry: str) -> dict:
     """A module's registry (`_parameters`, `_buffers`, `_modules`) as a dict: the dict itself for an ordinary
     module, a copy for a TorchScript module, which keeps its registries in wrappers."""
@@ -445,10 +438,7 @@ class _Registered:
         self.storages = set()
         for _, module in _named_modules(model):
             self.ids.add(id(module))
-            for t in [
-                *_entries(module, "_parameters").values(),
-                *_entries(module, "_buffers").values(),
-            ]:
+            for t in [*_entries(module, "_parameters").values(), *_entries(module, "_buffers").values()]:
                 if t is not None:
                     self.ids.add(id(t))
                     key = _storage_key(t)
@@ -513,12 +503,7 @@ def _hook_writes(hook, names: set, seen: dict, depth: int = 0) -> None:
         _hook_writes(hook.__func__, names, seen, depth + 1)
         _called_methods(hook.__func__, hook.__self__, names, seen, depth)
         if not isinstance(hook.__self__, nn.Module):
-            _hook_writes(
-                vars(hook.__self__) if hasattr(hook.__self__, "__dict__") else (),
-                names,
-                seen,
-                depth + 1,
-            )
+            _hook_writes(vars(hook.__self__) if hasattr(hook.__self__, "__dict__") else (), names, seen, depth + 1)
     elif isinstance(hook, types.FunctionType):
         _code_writes(hook.__code__, names, seen)
         for cell in hook.__closure__ or ():
@@ -584,6 +569,13 @@ def _finding(severity: str, kind: str, path: str, message: str) -> Finding:
     return Finding(severity, kind, path, message, BOOK + SECTIONS[kind])
 
 
+class _Findings(list):
+    """A list of findings that `add` grows one finding at a time, each linked to where the book explains it."""
+
+    def add(self, severity: str, kind: str, path: str, message: str) -> None:
+        self.append(_finding(severity, kind, path, message))
+
+
 def _trainable_leaf(t: torch.Tensor) -> bool:
     """A Parameter, or a plain tensor made to be trained (a leaf that requires grad, as DARTS's alphas)."""
     return isinstance(t, nn.Parameter) or bool(_try(lambda: t.requires_grad and t.is_leaf, False))
@@ -591,12 +583,9 @@ def _trainable_leaf(t: torch.Tensor) -> bool:
 
 def _plain_findings(model: nn.Module, registered: _Registered) -> tuple[list[Finding], list]:
     """Plain attributes: tensors, Parameters and modules nn.Module does not know about anywhere in the model."""
-    findings, tensors, seen = [], [], set()
+    findings, tensors, seen = _Findings(), [], set()
     buffers = {  # id -> (path, persistent)
-        id(t): (
-            _join(prefix, name),
-            name not in vars(m).get("_non_persistent_buffers_set", ()),
-        )
+        id(t): (_join(prefix, name), name not in vars(m).get("_non_persistent_buffers_set", ()))
         for prefix, m in _named_modules(model)
         for name, t in _entries(m, "_buffers").items()
         if t is not None
@@ -605,20 +594,18 @@ def _plain_findings(model: nn.Module, registered: _Registered) -> tuple[list[Fin
         derived = _hook_outputs(module)
         for name, value in vars(module).items():
             if id(value) in buffers and name not in _INTERNAL and name not in derived:
-                findings.append(
-                    _finding(
-                        "warning",
-                        "plain attribute",
-                        _join(prefix, name),
-                        f"plain attribute holding buffer {buffers[id(value)][0]} itself: "
-                        + (
-                            ".to(), .half() and load_state_dict(assign=True) put"
-                            if buffers[id(value)][1]
-                            else ".to() and .half() put"
-                        )
-                        + " a new tensor in the buffer and leave this name with the old one, in the old "
-                        "dtype and device; read the buffer, or register a second buffer",
+                findings.add(
+                    "warning",
+                    "plain attribute",
+                    _join(prefix, name),
+                    f"plain attribute holding buffer {buffers[id(value)][0]} itself: "
+                    + (
+                        ".to(), .half() and load_state_dict(assign=True) put"
+                        if buffers[id(value)][1]
+                        else ".to() and .half() put"
                     )
+                    + " a new tensor in the buffer and leave this name with the old one, in the old "
+                    "dtype and device; read the buffer, or register a second buffer",
                 )
     for prefix, _, name, value, items in _plain_attributes(model, registered):
         contained = _items(value) is not None
@@ -632,58 +619,50 @@ def _plain_findings(model: nn.Module, registered: _Registered) -> tuple[list[Fin
                 state = registered.unregistered_state(item)
                 if state:
                     shown = ", ".join(n for n, _ in state[:3]) + (", ..." if len(state) > 3 else "")
-                    findings.append(
-                        _finding(
-                            "error",
-                            "unregistered",
-                            path,
-                            f"an nn.Module in {holder}, holding state the model does not register ({shown}): "
-                            "its parameters are not in parameters() or state_dict and .to() skips it; "
-                            + (
-                                "hold it in nn.ModuleList / nn.ModuleDict"
-                                if contained
-                                else "assign it with setattr so that nn.Module registers it"
-                            ),
-                        )
+                    findings.add(
+                        "error",
+                        "unregistered",
+                        path,
+                        f"an nn.Module in {holder}, holding state the model does not register ({shown}): "
+                        "its parameters are not in parameters() or state_dict and .to() skips it; "
+                        + (
+                            "hold it in nn.ModuleList / nn.ModuleDict"
+                            if contained
+                            else "assign it with setattr so that nn.Module registers it"
+                        ),
                     )
                 elif not _state_of(item) and not isinstance(item, torch.jit.ScriptModule):
-                    findings.append(
-                        _finding(
-                            "note",
-                            "unregistered",
-                            path,
-                            f"an nn.Module in {holder}: no state of its own, but model.train()/.eval(), .apply() "
-                            "and module hooks do not reach it (a Dropout there stays in training mode)",
-                        )
+                    findings.add(
+                        "note",
+                        "unregistered",
+                        path,
+                        f"an nn.Module in {holder}: no state of its own, but model.train()/.eval(), .apply() "
+                        "and module hooks do not reach it (a Dropout there stays in training mode)",
                     )
                 continue
             tensors.append((path, item))
             if _trainable_leaf(item):
                 what = "an nn.Parameter" if isinstance(item, nn.Parameter) else "a tensor that requires grad"
-                findings.append(
-                    _finding(
-                        "error",
-                        "unregistered",
-                        path,
-                        f"{what} in {holder} ({_describe(item)}): not in parameters(), so an optimizer built "
-                        "from them never trains it, and not in state_dict; "
-                        + (
-                            "hold it as an nn.Parameter in nn.ParameterList / nn.ParameterDict"
-                            if contained
-                            else "make it an nn.Parameter attribute (or register_parameter)"
-                        ),
-                    )
+                findings.add(
+                    "error",
+                    "unregistered",
+                    path,
+                    f"{what} in {holder} ({_describe(item)}): not in parameters(), so an optimizer built "
+                    "from them never trains it, and not in state_dict; "
+                    + (
+                        "hold it as an nn.Parameter in nn.ParameterList / nn.ParameterDict"
+                        if contained
+                        else "make it an nn.Parameter attribute (or register_parameter)"
+                    ),
                 )
             else:
-                findings.append(
-                    _finding(
-                        "warning",
-                        "plain attribute",
-                        path,
-                        f"plain tensor attribute ({_describe(item)}, {_mib(_nbytes(item))}): not moved by .to(), "
-                        "not cast by .half()/.to(dtype), not in state_dict, never synced by DDP; "
-                        "register it as a buffer if it is state",
-                    )
+                findings.add(
+                    "warning",
+                    "plain attribute",
+                    path,
+                    f"plain tensor attribute ({_describe(item)}, {_mib(_nbytes(item))}): not moved by .to(), "
+                    "not cast by .half()/.to(dtype), not in state_dict, never synced by DDP; "
+                    "register it as a buffer if it is state",
                 )
     return findings, tensors
 
@@ -703,7 +682,7 @@ def _state_findings(model: nn.Module) -> tuple[list[Finding], list[dict]]:
 
 def _buffer_findings(model: nn.Module) -> tuple[list[Finding], list[dict]]:
     """Buffers: what each is, and what DDP does with all of them."""
-    findings = []
+    findings = _Findings()
     buffers = []
     for prefix, module in _named_modules(model):
         for name, buf in _entries(module, "_buffers").items():
@@ -721,25 +700,21 @@ def _buffer_findings(model: nn.Module) -> tuple[list[Finding], list[dict]]:
                 }
             )
             if not persistent:
-                findings.append(
-                    _finding(
-                        "note",
-                        "non-persistent buffer",
-                        path,
-                        f"non-persistent buffer ({_describe(buf)}): moves with .to() but is not in state_dict, so "
-                        "load_state_dict(assign=True) after meta construction leaves it on meta and to_empty leaves "
-                        "garbage in it; recompute it after materializing",
-                    )
+                findings.add(
+                    "note",
+                    "non-persistent buffer",
+                    path,
+                    f"non-persistent buffer ({_describe(buf)}): moves with .to() but is not in state_dict, so "
+                    "load_state_dict(assign=True) after meta construction leaves it on meta and to_empty leaves "
+                    "garbage in it; recompute it after materializing",
                 )
             if _try(lambda buf=buf: buf.dtype) in HALF:
-                findings.append(
-                    _finding(
-                        "note",
-                        "half-precision buffer",
-                        path,
-                        f"half-precision buffer ({_describe(buf)}): if it accumulates, small updates vanish (a running "
-                        f"total of 0.1s stops at {STALL[buf.dtype]} in {_dtype(buf)}); keep statistics in float32",
-                    )
+                findings.add(
+                    "note",
+                    "half-precision buffer",
+                    path,
+                    f"half-precision buffer ({_describe(buf)}): if it accumulates, small updates vanish (a running "
+                    f"total of 0.1s stops at {STALL[buf.dtype]} in {_dtype(buf)}); keep statistics in float32",
                 )
     if buffers:
         total = sum(b["bytes"] for b in buffers)
@@ -748,15 +723,13 @@ def _buffer_findings(model: nn.Module) -> tuple[list[Finding], list[dict]]:
             f"{b['path']} ({'persistent' if b['persistent'] else 'non-persistent'} {b['dtype']}, {_mib(b['bytes'])})"
             for b in largest
         )
-        findings.append(
-            _finding(
-                "note",
-                "buffers under DDP",
-                "",
-                f"{len(buffers)} buffer(s), {_mib(total)} in all ({'largest: ' if len(buffers) > 3 else ''}{shown}): "
-                f"{DDP_SYNC}. Validation through the DDP wrapper on rank 0 alone, while the other ranks wait in a "
-                "barrier, then hangs until the process group's timeout: evaluate ddp_model.module instead",
-            )
+        findings.add(
+            "note",
+            "buffers under DDP",
+            "",
+            f"{len(buffers)} buffer(s), {_mib(total)} in all ({'largest: ' if len(buffers) > 3 else ''}{shown}): "
+            f"{DDP_SYNC}. Validation through the DDP wrapper on rank 0 alone, while the other ranks wait in a "
+            "barrier, then hangs until the process group's timeout: evaluate ddp_model.module instead",
         )
 
     return findings, buffers
@@ -764,7 +737,7 @@ def _buffer_findings(model: nn.Module) -> tuple[list[Finding], list[dict]]:
 
 def _parameter_findings(model: nn.Module) -> list[Finding]:
     """Parameters: unique count, ties (kept and split), frozen ones."""
-    findings = []
+    findings = _Findings()
     names_of = defaultdict(list)
     objects = {}
     for name, p in _named_tensors(model, "_parameters", remove_duplicate=False):
@@ -775,27 +748,23 @@ def _parameter_findings(model: nn.Module) -> list[Finding]:
     trainable = sum(_numel(p) for p in ready if p.requires_grad)
     pending = len(objects) - len(ready)
     if objects:
-        findings.append(
-            _finding(
-                "note",
-                "parameters",
-                "",
-                f"{unique:,} parameters in {len(ready)} tensors ({trainable:,} trainable)"
-                + (f", plus {pending} lazy tensor(s) of unknown size" if pending else ""),
-            )
+        findings.add(
+            "note",
+            "parameters",
+            "",
+            f"{unique:,} parameters in {len(ready)} tensors ({trainable:,} trainable)"
+            + (f", plus {pending} lazy tensor(s) of unknown size" if pending else ""),
         )
     for names in names_of.values():
         if len(names) > 1:
-            findings.append(
-                _finding(
-                    "note",
-                    "tied parameters",
-                    names[0],
-                    f"one Parameter under {len(names)} names ({', '.join(names)}): counted once, optimized once. .to() "
-                    "and the default load_state_dict keep the tie; to_empty from meta gives each name its own "
-                    "Parameter, and load_state_dict(assign=True) gives each its own Parameter over one storage: re-tie "
-                    "after materializing",
-                )
+            findings.add(
+                "note",
+                "tied parameters",
+                names[0],
+                f"one Parameter under {len(names)} names ({', '.join(names)}): counted once, optimized once. .to() "
+                "and the default load_state_dict keep the tie; to_empty from meta gives each name its own "
+                "Parameter, and load_state_dict(assign=True) gives each its own Parameter over one storage: re-tie "
+                "after materializing",
             )
     by_storage = defaultdict(list)
     for key, p in objects.items():
@@ -805,28 +774,24 @@ def _parameter_findings(model: nn.Module) -> list[Finding]:
     for keys in by_storage.values():
         if len(keys) > 1:
             names = [names_of[k][0] for k in keys]
-            findings.append(
-                _finding(
-                    "warning",
-                    "split tie",
-                    names[0],
-                    f"{len(keys)} Parameter objects over one storage ({', '.join(names)}): a tie broken by "
-                    "load_state_dict(assign=True); parameters() lists each, their gradients are split and an optimizer "
-                    "keeps a state per object: re-tie them (one Parameter under every name)",
-                )
+            findings.add(
+                "warning",
+                "split tie",
+                names[0],
+                f"{len(keys)} Parameter objects over one storage ({', '.join(names)}): a tie broken by "
+                "load_state_dict(assign=True); parameters() lists each, their gradients are split and an optimizer "
+                "keeps a state per object: re-tie them (one Parameter under every name)",
             )
     frozen = [names_of[k][0] for k, p in objects.items() if not p.requires_grad]
     if frozen:
         shown = ", ".join(frozen[:4]) + (", ..." if len(frozen) > 4 else "")
-        findings.append(
-            _finding(
-                "note",
-                "frozen parameters",
-                "",
-                f"{len(frozen)} frozen tensor(s) ({shown}): no gradient. DDP all-reduces gradients only of the "
-                "parameters that required grad when it wrapped the model (unfreeze later and re-wrap), and Join's "
-                "final broadcast copies every parameter, frozen ones too, from the last rank to join",
-            )
+        findings.add(
+            "note",
+            "frozen parameters",
+            "",
+            f"{len(frozen)} frozen tensor(s) ({shown}): no gradient. DDP all-reduces gradients only of the "
+            "parameters that required grad when it wrapped the model (unfreeze later and re-wrap), and Join's "
+            "final broadcast copies every parameter, frozen ones too, from the last rank to join",
         )
 
     return findings
@@ -834,19 +799,17 @@ def _parameter_findings(model: nn.Module) -> list[Finding]:
 
 def _reset_loop_findings(model: nn.Module) -> list[Finding]:
     """Initialization: what a `for m in model.modules(): m.reset_parameters()` loop misses or gets wrong."""
-    findings = []
+    findings = _Findings()
     for prefix, module in _named_modules(model):
         own = [n for n, p in _entries(module, "_parameters").items() if p is not None]
         if isinstance(module, nn.modules.lazy.LazyModuleMixin) and module.has_uninitialized_params():
-            findings.append(
-                _finding(
-                    "warning",
-                    "lazy",
-                    prefix,
-                    f"lazy {type(module).__name__} not materialized yet: run one forward (a dry run) before "
-                    "anything reads shapes: counting parameters, an init function, DDP and Adagrad raise "
-                    "(SGD and Adam built before are fine: the dry run fills the same Parameters)",
-                )
+            findings.add(
+                "warning",
+                "lazy",
+                prefix,
+                f"lazy {type(module).__name__} not materialized yet: run one forward (a dry run) before "
+                "anything reads shapes: counting parameters, an init function, DDP and Adagrad raise "
+                "(SGD and Adam built before are fine: the dry run fills the same Parameters)",
             )
         elif isinstance(module, nn.MultiheadAttention):
             skipped = [n for n in own if n != "out_proj"]
@@ -855,45 +818,37 @@ def _reset_loop_findings(model: nn.Module) -> list[Finding]:
                 if module.out_proj.bias is not None
                 else ""
             )
-            findings.append(
-                _finding(
-                    "warning",
-                    "reset loop",
-                    prefix,
-                    f"MultiheadAttention has no reset_parameters(): a reset loop skips {', '.join(skipped)}{bias}; "
-                    "call its _reset_parameters() (private) or load weights",
-                )
+            findings.add(
+                "warning",
+                "reset loop",
+                prefix,
+                f"MultiheadAttention has no reset_parameters(): a reset loop skips {', '.join(skipped)}{bias}; "
+                "call its _reset_parameters() (private) or load weights",
             )
         elif isinstance(module, nn.Transformer):
-            findings.append(
-                _finding(
-                    "warning",
-                    "reset loop",
-                    prefix,
-                    "nn.Transformer re-initializes every matrix with xavier_uniform_ in __init__; a reset loop gives "
-                    "them the Linear defaults instead",
-                )
+            findings.add(
+                "warning",
+                "reset loop",
+                prefix,
+                "nn.Transformer re-initializes every matrix with xavier_uniform_ in __init__; a reset loop gives "
+                "them the Linear defaults instead",
             )
         elif own and type(module).__name__ == "ParametrizationList":
-            findings.append(
-                _finding(
-                    "warning",
-                    "reset loop",
-                    prefix,
-                    f"the original of a parametrized tensor ({', '.join(own)}): ParametrizationList has no "
-                    "reset_parameters(), and the owner's reset_parameters() initializes the computed tensor, not "
-                    "this original, so a reset loop leaves it as it is; initialize before register_parametrization",
-                )
+            findings.add(
+                "warning",
+                "reset loop",
+                prefix,
+                f"the original of a parametrized tensor ({', '.join(own)}): ParametrizationList has no "
+                "reset_parameters(), and the owner's reset_parameters() initializes the computed tensor, not "
+                "this original, so a reset loop leaves it as it is; initialize before register_parametrization",
             )
         elif own and not hasattr(module, "reset_parameters"):
-            findings.append(
-                _finding(
-                    "warning",
-                    "reset loop",
-                    prefix,
-                    f"{type(module).__name__} holds parameters ({', '.join(own)}) but has no reset_parameters(): a "
-                    "reset loop (or to_empty + reset) leaves them as they are",
-                )
+            findings.add(
+                "warning",
+                "reset loop",
+                prefix,
+                f"{type(module).__name__} holds parameters ({', '.join(own)}) but has no reset_parameters(): a "
+                "reset loop (or to_empty + reset) leaves them as they are",
             )
 
     return findings
@@ -901,59 +856,51 @@ def _reset_loop_findings(model: nn.Module) -> list[Finding]:
 
 def _value_findings(tensors: list[tuple[str, torch.Tensor]]) -> list[Finding]:
     """Device, dtype and values of everything the model holds (lazy tensors left out)."""
-    findings = []
+    findings = _Findings()
     on_meta = [n for n, t in tensors if _is_meta(t)]
     if on_meta:
         shown = ", ".join(on_meta[:4]) + (", ..." if len(on_meta) > 4 else "")
-        findings.append(
-            _finding(
-                "error",
-                "meta",
-                "",
-                f"{len(on_meta)} tensor(s) on the meta device ({shown}): they hold no data and a forward fails; "
-                "materialize with to_empty() plus each module's own init, or load weights with assign=True and "
-                "recompute non-persistent buffers",
-            )
+        findings.add(
+            "error",
+            "meta",
+            "",
+            f"{len(on_meta)} tensor(s) on the meta device ({shown}): they hold no data and a forward fails; "
+            "materialize with to_empty() plus each module's own init, or load weights with assign=True and "
+            "recompute non-persistent buffers",
         )
     devices = defaultdict(int)
     for _, t in tensors:
         devices[str(_try(lambda t=t: t.device, "unknown"))] += 1
     if len(devices) > 1:
-        findings.append(
-            _finding(
-                "warning",
-                "mixed devices",
-                "",
-                "tensors on several devices ("
-                + ", ".join(f"{d}: {n}" for d, n in sorted(devices.items()))
-                + "): a forward that combines them fails",
-            )
+        findings.add(
+            "warning",
+            "mixed devices",
+            "",
+            "tensors on several devices ("
+            + ", ".join(f"{d}: {n}" for d, n in sorted(devices.items()))
+            + "): a forward that combines them fails",
         )
     dtypes = defaultdict(int)
     for _, t in tensors:
         if _try(t.is_floating_point, False):
             dtypes[_dtype(t)] += 1
     if len(dtypes) > 1:
-        findings.append(
-            _finding(
-                "note",
-                "mixed dtypes",
-                "",
-                "floating tensors in several dtypes ("
-                + ", ".join(f"{d}: {n}" for d, n in sorted(dtypes.items()))
-                + "): intended in mixed precision, a bug after a partial cast",
-            )
+        findings.add(
+            "note",
+            "mixed dtypes",
+            "",
+            "floating tensors in several dtypes ("
+            + ", ".join(f"{d}: {n}" for d, n in sorted(dtypes.items()))
+            + "): intended in mixed precision, a bug after a partial cast",
         )
     for name, t in tensors:
         found = _non_finite(t)
         if found == "NaN" or (found == "±inf" and isinstance(t, nn.Parameter)):
-            findings.append(
-                _finding(
-                    "error",
-                    "non-finite",
-                    name,
-                    f"holds {found} ({_describe(t)}): every output it touches is non-finite",
-                )
+            findings.add(
+                "error",
+                "non-finite",
+                name,
+                f"holds {found} ({_describe(t)}): every output it touches is non-finite",
             )
     return findings
 
@@ -1092,11 +1039,7 @@ def _snapshot(model: nn.Module):
     """Every module's attributes, registered tensors and plain containers, with copies of every tensor's values,
     and the states of the random number generators: the global ones and any torch.Generator the model holds."""
     saved = [
-        (
-            m,
-            dict(vars(m)),
-            *(dict(_entries(m, r)) for r in ("_parameters", "_buffers", "_modules")),
-        )
+        (m, dict(vars(m)), *(dict(_entries(m, r)) for r in ("_parameters", "_buffers", "_modules")))
         for _, m in _named_modules(model)
     ]
     values, containers, generators, cut = {}, {}, {}, []
@@ -1135,11 +1078,7 @@ def _restore(snapshot) -> None:
     for module, attrs, params, bufs, children in saved:
         module.__dict__.clear()
         module.__dict__.update(attrs)
-        for name, entries in (
-            ("_parameters", params),
-            ("_buffers", bufs),
-            ("_modules", children),
-        ):
+        for name, entries in (("_parameters", params), ("_buffers", bufs), ("_modules", children)):
             registry = vars(module).get(name)
             if isinstance(registry, dict):
                 registry.clear()
@@ -1164,11 +1103,7 @@ def _same(now: torch.Tensor, before) -> bool:
     """Equal shapes and values, NaN equal to NaN; True where the values cannot be read (nothing to report)."""
     if before is None:
         return True
-    if (_shape(now), _dtype(now), _layout(now)) != (
-        _shape(before),
-        _dtype(before),
-        _layout(before),
-    ):
+    if (_shape(now), _dtype(now), _layout(now)) != (_shape(before), _dtype(before), _layout(before)):
         return False
     parts_now, parts_before = _parts(now, coalesce=True), _parts(before, coalesce=True)
     if parts_now is None or parts_before is None:
@@ -1215,10 +1150,7 @@ def _changes(snapshot, model: nn.Module) -> list[tuple[str, str, str]]:
     changed = []
     for module, attrs, params, bufs, _ in saved:
         prefix = paths.get(id(module), "?")
-        for kind, registry, entries in (
-            ("parameter", "_parameters", params),
-            ("buffer", "_buffers", bufs),
-        ):
+        for kind, registry, entries in (("parameter", "_parameters", params), ("buffer", "_buffers", bufs)):
             now = _entries(module, registry)
             for name, before in entries.items():
                 if now.get(name) is not before:
@@ -1272,130 +1204,91 @@ def _forward_target(model: nn.Module) -> tuple[nn.Module, str]:
     return model, ""
 
 
-def _forward_findings(model: nn.Module, example_inputs) -> list[Finding]:
+def _no_forward(model: nn.Module) -> str | None:
+    """Why no forward may be run on the model (lazy modules it would materialize, tensors on meta), or None."""
     held = [t for _, t in _state_of(model)]
     if any(_lazy(t) for t in held):
-        return [
-            _finding(
-                "note",
-                "forward",
-                "",
-                "example_inputs given, but no forward was run: it would "
-                "materialize the lazy modules, and this report changes nothing",
-            )
-        ]
+        return (
+            "example_inputs given, but no forward was run: it would materialize the lazy modules, and this report "
+            "changes nothing"
+        )
     if any(_is_meta(t) for t in held):
-        return [
-            _finding(
-                "note",
-                "forward",
-                "",
-                "example_inputs given, but no forward was run: tensors are on meta",
-            )
-        ]
-    args, kwargs = (
-        (example_inputs, {})
-        if isinstance(example_inputs, tuple)
-        else (((), example_inputs) if isinstance(example_inputs, dict) else ((example_inputs,), {}))
-    )
-    half = {
-        id(m): {n for n, b in _entries(m, "_buffers").items() if b is not None and _try(lambda b=b: b.dtype) in HALF}
-        for _, m in _named_modules(model)
-    }
-    modules = dict(_named_modules(model))
-    findings = []
-    target, through = _forward_target(model)
-    snapshot = _snapshot(model)
-    failed: list[str] = []  # the modes whose forward raised
-    try:
-        for mode in ("eval", "train"):
-            article = "an" if mode == "eval" else "a"
-            try:
-                type(model).train(model, mode == "train")  # the class's: an override counts
-                with torch.no_grad():
-                    target(*args, **kwargs)
-            except Exception as error:  # noqa: BLE001 (the report says what failed)
-                findings.append(
-                    _finding(
-                        "error",
-                        "forward",
-                        "",
-                        f"the {mode}-mode forward{through} raised {one_line(error, 160)}",
+        return "example_inputs given, but no forward was run: tensors are on meta"
+    return None
+
+
+def _arguments(example_inputs) -> tuple[tuple, dict]:
+    """example_inputs as the forward's (args, kwargs): a tuple is its positional arguments, a dict its keyword
+    arguments, anything else its one argument."""
+    if isinstance(example_inputs, tuple):
+        return example_inputs, {}
+    return ((), example_inputs) if isinstance(example_inputs, dict) else ((example_inputs,), {})
+
+
+def _change_message(what: str, mode: str) -> str:
+    """What a change a `mode` forward made to the model's state does under DDP and to state_dict."""
+    by = f"{what} by {'an' if mode == 'eval' else 'a'} {mode}-mode forward"
+    if what.startswith("buffer"):
+        return (
+            f"{by}: under DDP each rank updates its own copy, and rank 0's overwrites the others at the next "
+            "synced forward"
+        )
+    if what.startswith("parameter"):
+        old = "; an optimizer built before holds the old Parameter, or none"
+        return (
+            f"{by}, outside autograd: DDP averages gradients, never parameters, so the ranks' copies drift apart"
+            f"{'' if what == 'parameter updated in place' else old}"
+        )
+    if what == "generator advanced":
+        return (
+            f"a random number generator the {mode}-mode forward draws from: its state is not in state_dict, "
+            "so a resumed run draws other numbers, and each DDP rank draws its own"
+        )
+    if what.startswith("attribute of a module with extra state"):
+        return (
+            f"{by}: get_extra_state() can carry it into state_dict, but DDP never syncs it, so each rank keeps "
+            "its own value"
+        )
+    return f"{by}: each DDP rank keeps its own value for good, and it is not saved in state_dict"
+
+
+def _change_findings(snapshot, model: nn.Module, mode: str, half: dict) -> list[Finding]:
+    """One finding per module and kind of change the `mode` forward made, after a warning for each
+    half-precision buffer (`half`: module path -> names of its half-precision buffers before the forward) it
+    updated."""
+    findings = _Findings()
+    grouped = defaultdict(list)  # one finding per module and kind of change
+    for prefix, name, what in _changes(snapshot, model):
+        grouped[(prefix, what)].append(name)
+    for (prefix, what), names in grouped.items():
+        path = _join(prefix, names[0]) if len(names) == 1 else f"{prefix or '(model)'}: {', '.join(names)}"
+        if what.startswith("buffer"):
+            for name in names:
+                if name in half.get(prefix, ()):
+                    findings.add(
+                        "warning",
+                        "half-precision buffer",
+                        _join(prefix, name),
+                        f"a half-precision buffer the {mode}-mode forward updates: small updates vanish "
+                        "once it grows; keep it in float32",
                     )
-                )
-                failed.append(mode)
-                _restore(snapshot)
-                continue
-            grouped = defaultdict(list)  # one finding per module and kind of change
-            for prefix, name, what in _changes(snapshot, model):
-                grouped[(prefix, what)].append(name)
-            for (prefix, what), names in grouped.items():
-                path = _join(prefix, names[0]) if len(names) == 1 else f"{prefix or '(model)'}: {', '.join(names)}"
-                if what.startswith("buffer"):
-                    message = (
-                        f"{what} by {article} {mode}-mode forward: under DDP each rank updates its own copy, "
-                        "and rank 0's overwrites the others at the next synced forward"
-                    )
-                    for name in names:
-                        if name in half.get(id(modules.get(prefix)), ()):
-                            findings.append(
-                                _finding(
-                                    "warning",
-                                    "half-precision buffer",
-                                    _join(prefix, name),
-                                    f"a half-precision buffer the {mode}-mode forward updates: small updates vanish "
-                                    "once it grows; keep it in float32",
-                                )
-                            )
-                elif what.startswith("parameter"):
-                    message = (
-                        f"{what} by {article} {mode}-mode forward, outside autograd: DDP averages gradients, "
-                        "never parameters, so the ranks' copies drift apart"
-                        + (
-                            "; an optimizer built before holds the old Parameter, or none"
-                            if what != "parameter updated in place"
-                            else ""
-                        )
-                    )
-                elif what == "generator advanced":
-                    message = (
-                        f"a random number generator the {mode}-mode forward draws from: its state is not in "
-                        "state_dict, "
-                        "so a resumed run draws other numbers, and each DDP rank draws its own"
-                    )
-                elif what.startswith("attribute of a module with extra state"):
-                    message = (
-                        f"{what} by {article} {mode}-mode forward: get_extra_state() can carry it into "
-                        "state_dict, but DDP never syncs it, so each rank keeps its own value"
-                    )
-                else:
-                    message = (
-                        f"{what} by {article} {mode}-mode forward: each DDP rank keeps its own value for "
-                        "good, and it is not saved in state_dict"
-                    )
-                findings.append(
-                    _finding(
-                        "warning" if what.startswith(("plain", "parameter")) else "note",
-                        "forward changes state",
-                        path,
-                        message,
-                    )
-                )
-            _restore(snapshot)
-    except BaseException:
-        _restore(snapshot)
-        raise
-    cut = snapshot[-1]
+        severity = "warning" if what.startswith(("plain", "parameter")) else "note"
+        findings.add(severity, "forward changes state", path, _change_message(what, mode))
+    return findings
+
+
+def _forward_notes(cut: list, failed: list[str], through: str) -> list[Finding]:
+    """The notes that close the forward checks: where the walk of attributes stopped, if it did, and what was
+    run and restored."""
+    findings = _Findings()
     if cut:
         shown = ", ".join(cut[:3]) + (", ..." if len(cut) > 3 else "")
-        findings.append(
-            _finding(
-                "note",
-                "forward",
-                "",
-                f"the walk of attributes stopped {_DEEP} levels down, at {shown}: what is held below "
-                "there is neither checked nor restored",
-            )
+        findings.add(
+            "note",
+            "forward",
+            "",
+            f"the walk of attributes stopped {_DEEP} levels down, at {shown}: what is held below there is neither "
+            "checked nor restored",
         )
     ran = [mode for mode in ("eval", "train") if mode not in failed]
     rngs = "torch, Python's random and NumPy" if _numpy() else "torch and Python's random"
@@ -1406,18 +1299,49 @@ def _forward_findings(model: nn.Module, example_inputs) -> list[Finding]:
         if ran
         else "tried one eval-mode and one train-mode forward (both raised)"
     )
-    findings.append(
-        _finding(
-            "note",
-            "forward",
-            "",
-            f"{done}{through} under torch.no_grad(); parameters, buffers, attributes "
-            f"and what they hold (lists, dicts, objects, {_DEEP} levels deep), training flags, the random "
-            "generators the model holds and the global random states of "
-            f"{rngs} were restored",
-        )
+    findings.add(
+        "note",
+        "forward",
+        "",
+        f"{done}{through} under torch.no_grad(); parameters, buffers, attributes and what they hold (lists, "
+        f"dicts, objects, {_DEEP} levels deep), training flags, the random generators the model holds and the "
+        f"global random states of {rngs} were restored",
     )
     return findings
+
+
+def _forward_findings(model: nn.Module, example_inputs) -> list[Finding]:
+    """One eval-mode and one train-mode forward under torch.no_grad(), each followed by a restore of the model
+    and the random states: what each changed, then what was run."""
+    why_not = _no_forward(model)
+    if why_not:
+        return [_finding("note", "forward", "", why_not)]
+    args, kwargs = _arguments(example_inputs)
+    half = {
+        prefix: {n for n, b in _entries(m, "_buffers").items() if b is not None and _try(lambda b=b: b.dtype) in HALF}
+        for prefix, m in _named_modules(model)
+    }
+    findings = _Findings()
+    target, through = _forward_target(model)
+    snapshot = _snapshot(model)
+    failed: list[str] = []  # the modes whose forward raised
+    try:
+        for mode in ("eval", "train"):
+            try:
+                type(model).train(model, mode == "train")  # the class's: an override counts
+                with torch.no_grad():
+                    target(*args, **kwargs)
+            except Exception as error:  # noqa: BLE001 (the report says what failed)
+                findings.add("error", "forward", "", f"the {mode}-mode forward{through} raised {one_line(error, 160)}")
+                failed.append(mode)
+                _restore(snapshot)
+                continue
+            findings += _change_findings(snapshot, model, mode, half)
+            _restore(snapshot)
+    except BaseException:
+        _restore(snapshot)
+        raise
+    return findings + _forward_notes(snapshot[-1], failed, through)
 
 
 def inspect_module(model: nn.Module, example_inputs=None) -> Report:
@@ -1534,8 +1458,7 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(
-        prog="python inspect_module.py",
-        description="Print chapter 8's report on the model FUNCTION in FILE returns.",
+        prog="python inspect_module.py", description="Print chapter 8's report on the model FUNCTION in FILE returns."
     )
     parser.add_argument("target", metavar="FILE:FUNCTION", help="path/to/file.py:build_model")
     parser.add_argument(
@@ -1552,26 +1475,17 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as stop:  # argparse's usage message is printed: the status, returned
         return stop.code
     built = {}
-    for what, target, load in (
-        ("model", args.target, load_model),
-        ("inputs", args.inputs, load_inputs),
-    ):
+    for what, target, load in (("model", args.target, load_model), ("inputs", args.inputs, load_inputs)):
         try:
             built[what] = None if target is None else load(target)
         except (Exception, SystemExit) as error:  # noqa: BLE001 (one line, no traceback)
-            print(
-                f"inspect_module: cannot build the {what} from {target}: {one_line(error)}",
-                file=sys.stderr,
-            )
+            print(f"inspect_module: cannot build the {what} from {target}: {one_line(error)}", file=sys.stderr)
             return 1
     model, inputs = built["model"], built["inputs"]
     try:
         report = inspect_module(model, inputs)
     except Exception as error:  # noqa: BLE001 (one clear line, not a traceback)
-        print(
-            f"inspect_module: cannot inspect the model from {args.target}: {one_line(error)}",
-            file=sys.stderr,
-        )
+        print(f"inspect_module: cannot inspect the model from {args.target}: {one_line(error)}", file=sys.stderr)
         return 1
     report.forward_hint = "add --inputs FILE:FUNCTION to run them"
     print(report)
