@@ -1,6 +1,6 @@
 """The book's recipes as small functions, written the way the chapters teach them.
 
-Each does what its chapter shows and no more: the tests (tests/test_zoo_recipes.py) run every recipe on every
+Each does what its chapter shows and no more: the tests (tests/test_zoo.py) run every recipe on every
 model of `inside_nn.zoo` and record, model by model, where a recipe stops working and why.
 """
 
