@@ -95,9 +95,11 @@ workflows: $(STAMP)
 	$(BIN)/pre-commit validate-config .pre-commit-config.yaml
 
 # The structure tests, which also test the package: its line coverage is printed, and under 90 % fails.
+# Stages other than strict nbval leave the nbval plugin out (-p no:nbval): importing it (nbformat's
+# schema validators) costs each pytest process about 1.5 s of CPU.
 checks: $(STAMP) browser
 	@rm -rf _build/coverage && mkdir -p _build/coverage
-	@$(TIMED) "structure tests" -- $(BIN)/coverage run -m pytest -q -W error tests --ignore-glob='tests/test_site*.py' --ignore=tests/test_interactive.py --ignore=tests/test_record.py --ignore=tests/test_inspect_site.py --ignore=tests/test_package_site.py --ignore=tests/test_reader_site.py --ignore=tests/test_korean_site.py -p no:cacheprovider -n 2
+	@$(TIMED) "structure tests" -- $(BIN)/coverage run -m pytest -q -W error tests --ignore-glob='tests/test_site*.py' --ignore=tests/test_interactive.py --ignore=tests/test_record.py --ignore=tests/test_inspect_site.py --ignore=tests/test_package_site.py --ignore=tests/test_reader_site.py --ignore=tests/test_korean_site.py -p no:cacheprovider -p no:nbval -n 2
 	@$(BIN)/python tools/coverage_clean.py _build/coverage && $(BIN)/coverage combine -q
 	@$(BIN)/coverage report > _build/coverage/report.txt; status=$$?; \
 	  echo "[coverage] inside_nn line coverage: $$($(BIN)/coverage report --format=total) %"; \
@@ -114,11 +116,11 @@ browser: $(STAMP)
 # Every browser test (tests/test_site*.py, tests/test_interactive.py), on 2 workers; each page's checks stay on the worker that loaded it (xdist_group).
 SITE_TESTS := $(sort $(wildcard tests/test_site*.py)) $(wildcard tests/test_interactive.py)
 site: book browser
-	@$(TIMED) "browser tests" --versus "strict nbval" -- $(BIN)/pytest -q -W error -p no:cacheprovider -n 2 --dist loadgroup $(SITE_TESTS)
+	@$(TIMED) "browser tests" --versus "strict nbval" -- $(BIN)/pytest -q -W error -p no:cacheprovider -p no:nbval -n 2 --dist loadgroup $(SITE_TESTS)
 
 # The recorded runs in book/records/ match the notebooks, and every chapter page shows them.
 verified: book
-	@$(TIMED) "record tests" -- $(BIN)/pytest -q -W error tests/test_record.py tests/test_inspect_site.py tests/test_package_site.py tests/test_reader_site.py tests/test_korean_site.py -p no:cacheprovider
+	@$(TIMED) "record tests" -- $(BIN)/pytest -q -W error tests/test_record.py tests/test_inspect_site.py tests/test_package_site.py tests/test_reader_site.py tests/test_korean_site.py -p no:cacheprovider -p no:nbval
 
 # Strict nbval on the pinned torch, recorded in book/records/ (NB=... records those notebooks only).
 record: $(STAMP)

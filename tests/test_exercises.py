@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import copy
+import functools
 import importlib
 import importlib.util
 import io
@@ -67,15 +68,16 @@ def checkers_module(notebook: str):
     return importlib.import_module(f"inside_nn.exercises.{CHAPTERS[notebook]}")
 
 
-def checker_namespace(notebook: str) -> dict:
-    """A fresh namespace as the reader's notebook has it at the exercises, and nothing else: the
-    setup cell, the imports, functions and classes the chapter's cells define before the exercises
-    (the reader ran them; their computations are left out), and the checker cell (an import from
-    the package). An answer that uses a name the notebook never defines fails here as it would
-    there."""
+@functools.cache
+def _namespace_code(notebook: str) -> tuple:
+    """What checker_namespace runs, compiled once per notebook: the install cell's imports and
+    definitions, the setup cell whole, then the imports, functions and classes of the chapter's other
+    cells before the exercises (the reader ran them; their computations are left out), then the
+    checker cell (an import from the package)."""
     nb = load_notebook(NOTEBOOK_DIR / f"{notebook}.ipynb")
     (checkers,) = tagged(nb, "exercise-checkers")
-    namespace: dict = {"__name__": "__main__"}
+    setup = next(c for c in nb["cells"] if c["cell_type"] == "code" and c["id"] != "book-package")
+    code = []
     for cell in nb["cells"]:
         if cell is checkers:
             break
@@ -85,9 +87,20 @@ def checker_namespace(notebook: str) -> dict:
             line for line in cell_source(cell).splitlines(keepends=True) if not line.lstrip().startswith(("%", "!"))
         )
         tree = ast.parse(source)
-        tree.body = [n for n in tree.body if isinstance(n, DEFINITIONS)]
-        exec(compile(tree, f"{notebook}:{cell['id']}", "exec"), namespace)  # noqa: S102
-    exec(compile(cell_source(checkers), f"{notebook}:checkers", "exec"), namespace)  # noqa: S102
+        if cell is not setup:
+            tree.body = [n for n in tree.body if isinstance(n, DEFINITIONS)]
+        code.append(compile(tree, f"{notebook}:{cell['id']}", "exec"))
+    code.append(compile(cell_source(checkers), f"{notebook}:checkers", "exec"))
+    return tuple(code)
+
+
+def checker_namespace(notebook: str) -> dict:
+    """A fresh namespace as the reader's notebook has it at the exercises, and nothing else (see
+    _namespace_code). An answer that uses a name the notebook never defines fails here as it would
+    there."""
+    namespace: dict = {"__name__": "__main__"}
+    for code in _namespace_code(notebook):
+        exec(code, namespace)  # noqa: S102
     return namespace
 
 
