@@ -138,21 +138,57 @@ def particle_problems(text: str, numbers: dict[str, str]) -> list[str]:
             seen = shown_format.replace("%s", numbers[label])
         else:
             seen = m.group("text")
-        after = PARTICLE_AFTER.match(plain, m.end())
-        if not after or not seen:
-            continue
-        particle = after.group()
-        sound = final_consonant(seen[-1])
-        for with_final, without in PARTICLES:
-            if particle not in (with_final, without):
-                continue
-            if with_final == "으로":
-                right = without if sound in ("", "ㄹ") else with_final
-            else:
-                right = without if sound == "" else with_final
-            if particle != right:
-                problems.append(f"{m.group()}{particle} (the reader sees {seen!r}: write {right})")
+        problems += _wrong_particle(plain, m, seen)
     return problems
+
+
+def _wrong_particle(plain: str, m: re.Match, seen: str) -> list[str]:
+    """The particle right after match m, if it does not follow the sound of ``seen``'s last letter."""
+    after = PARTICLE_AFTER.match(plain, m.end())
+    if not after or not seen:
+        return []
+    particle = after.group()
+    sound = final_consonant(seen[-1])
+    for with_final, without in PARTICLES:
+        if particle not in (with_final, without):
+            continue
+        right = (
+            (without if sound in ("", "ㄹ") else with_final)
+            if with_final == "으로"
+            else (without if sound == "" else with_final)
+        )
+        if particle != right:
+            return [f"{m.group()}{particle} (the reader sees {seen!r}: write {right})"]
+    return []
+
+
+# A link whose text ends in Hangul or a digit: the particle after it follows the link text ("[CUDA 동작
+# 방식](…)은"), which changes when the link text is reworded.
+LINK_BEFORE_PARTICLE = re.compile(r"\[(?P<text>[^\[\]]*[0-9\uac00-\ud7a3])\]\([^)\s]*\)")
+
+
+def link_particle_problems(text: str) -> list[str]:
+    plain = CODE_FENCE.sub("", text)
+    return [p for m in LINK_BEFORE_PARTICLE.finditer(plain) for p in _wrong_particle(plain, m, m.group("text"))]
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong"),
+    [
+        ("([CUDA 동작\n방식](https://pytorch.org/docs/stable/notes/cuda.html)는 A100에서", True),
+        ("([CUDA 동작 방식](https://pytorch.org/docs/stable/notes/cuda.html)은 A100에서", False),
+        ("[버퍼와 DDP](07_buffers_and_ddp.ipynb)를 보세요.", False),
+        ("[7장](07_buffers_and_ddp.ipynb)를 보세요.", True),
+        ("[파일 입출력](05_file_io.ipynb)에 이어집니다.", False),
+    ],
+)
+def test_a_particle_after_a_link_follows_its_text(text, wrong):
+    assert bool(link_particle_problems(text)) is wrong, text
+
+
+def test_particles_after_links_follow_the_link_text():
+    found = [f"{where}: {problem}" for where, text in korean_sources() for problem in link_particle_problems(text)]
+    assert found == [], "\n".join(found)
 
 
 def test_the_figure_numbers_are_the_built_pages_numbers():
