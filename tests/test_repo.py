@@ -299,3 +299,18 @@ def test_nothing_outside_tests_runs_or_imports_from_tests():
             for script in re.findall(r"tests/([\w/]+\.(?:py|sh))", line):
                 # Only pytest reads test files, and only tools/ holds scripts.
                 assert script.startswith("test_"), f"{path.name}: {line.strip()}"
+
+
+def test_the_shape_check_names_what_is_too_long(tmp_path):
+    """tools/shape.py (run by `make lint`) names a module, class or function over its limit, and the
+    book's own code is within them."""
+    import shape
+
+    long_function = "def f():\n" + "    x = 1\n" * 100
+    long_class = "class C:\n" + "    x = 1\n" * 500
+    (tmp_path / "m.py").write_text(long_function + long_class + "y = 2\n" * 400)
+    found = shape.excesses(tmp_path / "m.py", "m.py")
+    assert [line.split(": ", 1)[1].split(" (")[0] for line in found] == ["module", "function f", "class C"]
+    exempt = shape.excesses(tmp_path / "m.py", "tests/exercise_cases/m.py")  # no module limit there
+    assert [line.split(":", 2)[2] for line in exempt] == [line.split(":", 2)[2] for line in found[1:]]
+    assert shape.main([]) == 0
