@@ -149,6 +149,6 @@ def inspect_checkpoint(
         state_dict_path=_path_text(inspection.sd.path) if inspection.sd is not None else None,
         prefix=inspection.prefix,
         load_outcome=inspection.load_outcome,
-        scanned_bytes=inspection.f.scanned if inspection.f is not None else 0,
+        scanned_bytes=inspection.f.scanned if inspection.f is not None else inspection.dir_scanned,
         seconds=time.perf_counter() - start,
     )

@@ -52,6 +52,8 @@ SECTIONS = {
     "split tie": _META + "lazy-meta-assign",
     "non-persistent buffer": _META + "lazy-meta-assign",
     "lazy": "notebooks/03_lazy_modules.html#before-the-dry-run-shapes-checkpoints-ddp",
+    "distributed checkpoint": _SURVIVE + "saving-under-distributeddataparallel",
+    "sharded checkpoint": _FILE_IO + "large-models-no-second-copy-in-memory",
 }
 
 
