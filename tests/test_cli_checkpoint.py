@@ -196,22 +196,29 @@ def test_a_dcp_folder_missing_a_file_or_cut_short_is_an_error(dcp_folder, capsys
 
 
 class _Runs:
+    """An object whose unpickling runs a shell command: here, one that leaves a file behind."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
     def __reduce__(self):
         import os
 
-        return (os.system, ("echo pwned",))
+        return (os.system, (f"touch {self.marker}",))
 
 
 def test_a_dcp_metadata_that_would_run_code_is_an_error(dcp_folder, capsys):
     import pickle
 
+    marker = dcp_folder.parent / "ran"
     metadata = pickle.loads((dcp_folder / ".metadata").read_bytes())
-    metadata.storage_meta.checkpoint_id = _Runs()
+    metadata.storage_meta.checkpoint_id = _Runs(marker)
     (dcp_folder / ".metadata").write_bytes(pickle.dumps(metadata))
     status, out, err = run(capsys, "run")
     assert (status, err) == (1, "")
     assert "ERROR   unsafe pickle · .metadata" in out and "posix.system" in out
-    assert "pwned" not in out
+    assert "19 tensors" in " ".join(out.split())  # still described
+    assert not marker.exists()
 
 
 def write_shards(folder, state: dict, parts: list, bin_format: bool = False) -> None:

@@ -99,6 +99,7 @@ def inspect_checkpoint(
     path, model: nn.Module | None = None, *, scan_bytes: int | None = SCAN_BYTES
 ) -> CheckpointReport:
     """Report what torch.load and load_state_dict would do with the checkpoint at `path`, without loading it.
+    `path` may be a directory: a torch.distributed.checkpoint save, or a Hugging Face sharded one (directory.py).
 
     model: also compare the file with this model (missing and unexpected keys after the prefix that would be
     stripped, shapes, dtypes, ties, non-persistent buffers). scan_bytes: how many tensor bytes to read for CRCs and

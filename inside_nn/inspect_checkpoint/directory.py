@@ -1,18 +1,23 @@
 """A directory given as the checkpoint: a torch.distributed.checkpoint (DCP) save (`.metadata` and
 `__<rank>_<n>.distcp` files) or a Hugging Face sharded save (`model.safetensors.index.json` or
 `pytorch_model.bin.index.json` and the shards it names). Read without running code from it: the DCP
-`.metadata` pickle with the symbolic reader (pickle_reader), each shard with inspect_checkpoint itself."""
+`.metadata` pickle into the symbolic reader's nodes (every global a stand-in, see _Stub), each shard with
+inspect_checkpoint itself."""
 
 from __future__ import annotations
 
+import gc
+import io
 import json
 import math
 import os
+import pickle
 import stat
 
 from inside_nn.inspect_checkpoint.checkpoint_report import _count, _mib, _names, _shape_text
-from inside_nn.inspect_checkpoint.files import _BoundedStream, _File
-from inside_nn.inspect_checkpoint.pickle_reader import _Global, _mapping, _Obj, _parse_pickle
+from inside_nn.inspect_checkpoint.files import _File
+from inside_nn.inspect_checkpoint.limits import PICKLE_LIMIT
+from inside_nn.inspect_checkpoint.pickle_reader import _Global, _mapping, _Obj
 from inside_nn.inspect_checkpoint.state import _InspectionState
 from inside_nn.inspect_checkpoint.tensors import _dtype_global, _ints, _Tensor
 from inside_nn.inspect_module import one_line
@@ -39,9 +44,65 @@ _DCP_LOAD = (
 )
 
 
+class _Stub(_Obj):
+    """What a global of the .metadata pickle stands for, in place of the class or function it names: calling it
+    (REDUCE), NEWOBJ, BUILD, SETITEMS and APPENDS record what they would do, as pickle_reader's _Obj does, so that
+    C's fast unpickler reads a 50,000-tensor .metadata in a blink, importing nothing and running nothing of it."""
+
+    __slots__ = ()
+    glob = _Global("", "")
+
+    def __new__(cls, *args, **kwargs):
+        obj = object.__new__(cls)
+        _Obj.__init__(obj, cls.glob, args)
+        return obj
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __setstate__(self, state):
+        self.state = state
+
+    def __setitem__(self, key, value):
+        self.items.append((key, value))
+
+    def append(self, item):
+        self.elements.append(item)
+
+    def extend(self, items):
+        self.elements.extend(items)
+
+
+class _StubUnpickler(pickle.Unpickler):
+    """pickle's own unpickler with every global replaced by a _Stub subclass that names it (no import)."""
+
+    def __init__(self, data: bytes):
+        super().__init__(io.BytesIO(data))
+        self.named: dict = {}
+
+    def find_class(self, module: str, name: str):
+        key = f"{module}.{name}"
+        if key not in self.named:
+            self.named[key] = type(name, (_Stub,), {"__slots__": (), "glob": _Global(module, name)})
+        return self.named[key]
+
+    def persistent_load(self, pid):
+        raise pickle.UnpicklingError("a persistent id, which a DCP .metadata never holds")
+
+
+def _plain(value):
+    """A stand-in class used as a value (a dtype such as torch.float32) as the _Global it names."""
+    return value.glob if isinstance(value, type) and issubclass(value, _Stub) else value
+
+
+def _pairs(node):
+    """The (key, value) pairs of a dict, a pickled OrderedDict or a _Dict; None for anything else."""
+    return list(node.items()) if isinstance(node, dict) else _mapping(node)
+
+
 def _state(node) -> dict:
     """The attributes BUILD gives an object (a dataclass's __dict__), as a dict of plain keys."""
-    pairs = _mapping(node.state) if isinstance(node, _Obj) and node.state is not None else None
+    pairs = _pairs(node.state) if isinstance(node, _Obj) and node.state is not None else None
     return {k: v for k, v in pairs or () if isinstance(k, str)}
 
 
@@ -68,7 +129,13 @@ class _Directory(_InspectionState):
             return
         if ".metadata" in names:
             self.format = "dcp"
-            self._dcp(names)
+            collecting = gc.isenabled()
+            gc.disable()  # a node or more per opcode: the collector's passes over them would cost 5 times the read
+            try:
+                self._dcp(names)
+            finally:
+                if collecting:
+                    gc.enable()
         for index in INDEXES:
             if self.format is None and index in names:
                 self.format = "hf sharded " + ("safetensors" if "safetensors" in index else "bin")
@@ -78,11 +145,9 @@ class _Directory(_InspectionState):
                 self._folder_against(self.model)
             return
         files = [n for n in names if n.endswith((".safetensors", ".bin", ".pt", ".pth", ".ckpt"))]
-        inside = f" ({_names(files)}: inspect each file)" if files else ""
-        self.not_a_checkpoint(
-            f"a directory, not a file: no .metadata (a torch.distributed.checkpoint save) and no {INDEXES[0]} or "
-            f"{INDEXES[1]} (a Hugging Face sharded save){inside}"
-        )
+        # no .metadata (a DCP save) and no shard index (a Hugging Face sharded save)
+        inside = f": it holds {_names(files)}, neither a DCP save nor a sharded one; inspect each file" if files else ""
+        self.not_a_checkpoint("a directory, not a file" + inside)
 
     # torch.distributed.checkpoint
 
@@ -90,7 +155,10 @@ class _Directory(_InspectionState):
         where = os.path.join(self.path, ".metadata")
         try:
             self.f = _File(where)
-            parsed = _parse_pickle(_BoundedStream(self.f))
+            if self.f.size > PICKLE_LIMIT:
+                raise ValueError(f"{_mib(self.f.size)}, more than the {_mib(PICKLE_LIMIT)} this report reads")
+            reader = _StubUnpickler(self.f.read(0, self.f.size))
+            root = reader.load()
         except Exception as error:  # noqa: BLE001 (any damage is said, not raised)
             self.add(
                 "error",
@@ -103,7 +171,7 @@ class _Directory(_InspectionState):
         finally:
             if self.f is not None:
                 self.f.close()
-        unknown = sorted({str(g) for g, _ in parsed.globals} - _DATA - set(_PATHS))
+        unknown = sorted(set(reader.named) - _DATA - set(_PATHS))
         unknown = [g for g in unknown if not g.startswith(_DCP) and _dtype_global(_Global(*g.rsplit(".", 1))) is None]
         if unknown:
             self.add(
@@ -114,8 +182,8 @@ class _Directory(_InspectionState):
                 "classes a DCP save holds: torch.distributed.checkpoint.load unpickles it with pickle.load, "
                 "which would import and call them. Do not load this folder",
             )
-        meta = _state(parsed.root) if _named(parsed.root, "Metadata") else {}
-        entries = _mapping(meta.get("state_dict_metadata"))
+        meta = _state(root) if _named(root, "Metadata") else {}
+        entries = _pairs(meta.get("state_dict_metadata"))
         if entries is None:
             self.add(
                 "error",
@@ -151,7 +219,7 @@ class _Directory(_InspectionState):
     def _dcp_storage(self, node, names: list) -> dict:
         """fqn -> [(file, offset, length)] from .metadata's storage_data; missing and short files said."""
         stored: dict = {}
-        for index, info in _mapping(node) or ():
+        for index, info in _pairs(node) or ():
             where, item = _state(index), _state(info)
             fqn, path = where.get("fqn"), item.get("relative_path")
             if isinstance(fqn, str) and isinstance(path, str):
@@ -189,8 +257,8 @@ class _Directory(_InspectionState):
     def _dcp_tensor(self, key: str, node: dict, items: list) -> None:
         properties = node.get("properties")
         state = properties.state if isinstance(properties, _Obj) else None
-        dtype = _dtype_global(state[0]) if isinstance(state, tuple) and state else None
-        dtype = dtype or _dtype_global(_state(properties).get("dtype"))
+        dtype = _dtype_global(_plain(state[0])) if isinstance(state, tuple) and state else None
+        dtype = dtype or _dtype_global(_plain(_state(properties).get("dtype")))
         shape = _ints(node.get("size"))
         stride = tuple(math.prod(shape[i + 1 :]) for i in range(len(shape))) if shape is not None else None
         path, offset = (items[0][0], items[0][1]) if items else (None, 0)
