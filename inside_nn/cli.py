@@ -2,7 +2,8 @@
 
     inside-nn --version
     inside-nn inspect path/to/file.py:build_model [--inputs path/to/file.py:make_inputs]
-    inside-nn checkpoint path/to/model.pt [--model path/to/file.py:build_model]
+    inside-nn checkpoint path/to/model.pt [--model path/to/file.py:build_model] [--scan all|BYTES]
+    inside-nn checkpoint path/to/folder      (a torch.distributed.checkpoint save, a Hugging Face sharded one)
 
 Each tool is a subcommand: a function `add_<name>(commands)` declares its arguments and sets `run`, the
 function that does the work and returns the exit status.
@@ -102,6 +103,23 @@ def add_inspect(commands) -> None:
     inspect.set_defaults(run=_inspect)
 
 
+def _scan(text: str) -> int | None:
+    """argparse's check of --scan: "all" (None, every byte) or a byte count, with an optional K, M, G or T
+    (binary: 2 GiB is 2G)."""
+    if text.strip().lower() == "all":
+        return None
+    units = {"k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+    number = text.strip().lower().removesuffix("ib").removesuffix("b")
+    scale = units.get(number[-1:], 1)
+    try:
+        value = float(number[:-1] if scale > 1 else number) * scale
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"{text!r} is not 'all' nor a number of bytes, e.g. 8G or 500000000")
+    return int(value)
+
+
 def _checkpoint(args: argparse.Namespace) -> int:
     import os
 
@@ -109,16 +127,18 @@ def _checkpoint(args: argparse.Namespace) -> int:
     from inside_nn.inspect_module import one_line
 
     try:
-        # A named pipe would block in open(): the report says what it is.
-        if _special_file(args.path) is None:
-            # a missing, unreadable or directory path: one line, not a report
+        # A named pipe would block in open(): the report says what it is. A directory is listed, not opened.
+        if _special_file(args.path) is None and not os.path.isdir(args.path):
+            # a missing or unreadable path: one line, not a report
             with open(args.path, "rb"):
                 pass
+        elif os.path.isdir(args.path):
+            os.listdir(args.path)
     except OSError as error:
         raise _Stop(f"cannot read {args.path}: {error.strerror or one_line(error)}") from None
     model = None if args.model is None else _build_model(args.model)
     try:
-        report = inspect_checkpoint(os.fspath(args.path), model)
+        report = inspect_checkpoint(os.fspath(args.path), model, scan_bytes=args.scan)
     except Exception as error:  # noqa: BLE001 (one clear line, not a traceback)
         raise _Stop(f"cannot inspect {args.path}: {one_line(error)}") from None
     return _print_report(report)
@@ -128,17 +148,26 @@ def add_checkpoint(commands) -> None:
     checkpoint = commands.add_parser(
         "checkpoint",
         help="report what torch.load and load_state_dict will do with a checkpoint file, before they do it",
-        description="Read PATH (torch.save zip or legacy file, or safetensors) without running code from "
+        description="Read PATH (torch.save zip or legacy file, or safetensors; or a directory: a "
+        "torch.distributed.checkpoint save, a Hugging Face sharded one) without running code from "
         "it and print what it holds and what is wrong with it; with --model, also what loading it into "
         "that model would do. Exit status: 0 no error-severity finding, 1 errors found or the file or "
         "model cannot be read, 2 wrong usage.",
     )
-    checkpoint.add_argument("path", metavar="PATH", help="the checkpoint file")
+    checkpoint.add_argument("path", metavar="PATH", help="the checkpoint file or directory")
     checkpoint.add_argument(
         "--model",
         metavar="FILE:FUNCTION",
         type=_target,
         help="path/to/file.py:build_model, the model the file is meant for",
+    )
+    checkpoint.add_argument(
+        "--scan",
+        metavar="all|BYTES",
+        type=_scan,
+        default="2G",  # inspect_checkpoint's SCAN_BYTES
+        help="how many tensor bytes to read for CRCs and NaN/inf counts: 'all' for every byte, or a number "
+        "such as 8G (default 2G: past it, a damaged value goes unnoticed and a note says what was not read)",
     )
     checkpoint.set_defaults(run=_checkpoint)
 

@@ -198,9 +198,7 @@ def _layout(t: torch.Tensor) -> str:
 
 def _shape(t: torch.Tensor) -> tuple | None:
     """The shape, or None where there is none (lazy placeholders, nested tensors)."""
-    if _lazy(t):
-        return None
-    return _try(lambda: tuple(t.shape))
+    return None if _lazy(t) else _try(lambda: tuple(t.shape))
 
 
 def _parts(t: torch.Tensor, coalesce: bool = False) -> tuple | None:
@@ -231,12 +229,9 @@ def _numel(t: torch.Tensor) -> int:
 
 def _nbytes(t: torch.Tensor) -> int:
     """Bytes the tensor holds (a sparse tensor: its indices and values; a lazy placeholder: 0)."""
-    if _lazy(t):
-        return 0
-    if _layout(t) not in ("strided", "quantized"):
-        parts = _parts(t)
-        if parts is not None:
-            return sum(_try(lambda p=p: p.nbytes, 0) for p in parts)
+    parts = None if _layout(t) in ("strided", "quantized") else _parts(t)  # a lazy placeholder's: None
+    if parts is not None:
+        return sum(_try(lambda p=p: p.nbytes, 0) for p in parts)
     nbytes = _try(lambda: t.nbytes)
     return nbytes if nbytes is not None else _try(lambda: t.numel() * t.element_size(), 0)
 
@@ -265,10 +260,8 @@ def _dtype(t: torch.Tensor) -> str:
 def _describe(t: torch.Tensor) -> str:
     layout = _layout(t)
     shape = _shape(t)
-    if shape is None:
-        shape = "without a shape yet" if layout == "uninitialized" else "of unknown shape"
-    else:
-        shape = "×".join(str(n) for n in shape) or "scalar"
+    unknown = "without a shape yet" if layout == "uninitialized" else "of unknown shape"
+    shape = unknown if shape is None else "×".join(str(n) for n in shape) or "scalar"
     kind = "" if layout == "strided" else f"{layout} "
     device = _try(lambda: t.device.type, "unknown device")
     return f"{kind}{_dtype(t)} {shape} on {device}"
@@ -313,11 +306,8 @@ def _slots(value) -> tuple:
 def _record(value) -> bool:
     """A dataclass instance, a SimpleNamespace or a plain object (see _plain_object): an object whose
     attributes are its content."""
-    if isinstance(value, types.SimpleNamespace):
-        return True
-    if dataclasses.is_dataclass(value) and not isinstance(value, type | nn.Module | torch.Tensor):
-        return True
-    return _plain_object(value)
+    dataclass = dataclasses.is_dataclass(value) and not isinstance(value, type | nn.Module | torch.Tensor)
+    return isinstance(value, types.SimpleNamespace) or dataclass or _plain_object(value)
 
 
 def _fields(value) -> dict:
@@ -362,10 +352,9 @@ def _walk(value, where: str, cut: list | None = None):
             if isinstance(item, torch.Tensor | nn.Module):
                 continue
             inner = _items(item)
-            if inner and depth == _DEEP:
-                if cut is not None:
-                    cut.append(path)
-            elif inner:
+            if inner and depth == _DEEP and cut is not None:
+                cut.append(path)
+            elif inner:  # (at depth _DEEP without `cut`, what it adds is never walked)
                 below += [(f"{path}{label}", x) for label, x in inner]
         if not below:
             return
@@ -385,9 +374,7 @@ def _entries(module: nn.Module, registry: str) -> dict:
     """A module's registry (`_parameters`, `_buffers`, `_modules`) as a dict: the dict itself for an ordinary
     module, a copy for a TorchScript module, which keeps its registries in wrappers."""
     found = vars(module).get(registry)
-    if isinstance(found, dict):
-        return found
-    return {} if found is None else _try(lambda: dict(found.items()), {})
+    return found if isinstance(found, dict) else {} if found is None else _try(lambda: dict(found.items()), {})
 
 
 def _named_modules(model: nn.Module, remove_duplicate: bool = True):
@@ -396,10 +383,9 @@ def _named_modules(model: nn.Module, remove_duplicate: bool = True):
     seen, stack = set(), [("", model, ())]
     while stack:
         prefix, module, above = stack.pop()
-        if remove_duplicate:
-            if id(module) in seen:
-                continue
-            seen.add(id(module))
+        if remove_duplicate and id(module) in seen:
+            continue
+        seen.add(id(module))
         yield prefix, module
         children = [
             (_join(prefix, name), child, (*above, id(module)))
@@ -446,9 +432,7 @@ class _Registered:
                         self.storages.add(key)
 
     def holds(self, item) -> bool:
-        if id(item) in self.ids:
-            return True
-        return isinstance(item, torch.Tensor) and _storage_key(item) in self.storages
+        return id(item) in self.ids or (isinstance(item, torch.Tensor) and _storage_key(item) in self.storages)
 
     def unregistered_state(self, module: nn.Module) -> list[tuple[str, torch.Tensor]]:
         """The parameters and buffers of a module the model does not hold anywhere."""
@@ -539,8 +523,6 @@ def _hook_outputs(module: nn.Module) -> set[str]:
         *vars(module).get("_forward_pre_hooks", {}).values(),
         *getattr(nn.modules.module, "_global_forward_pre_hooks", {}).values(),
     ]
-    if not hooks:
-        return set()
     names, seen = set(), {}
     for hook in hooks:
         _try(lambda hook=hook: _hook_writes(hook, names, seen))
@@ -673,9 +655,7 @@ def _state_findings(model: nn.Module) -> tuple[list[Finding], list[dict]]:
     registered = _Registered(model)
     findings, plain_tensors = _plain_findings(model, registered)
     buffer_findings, buffers = _buffer_findings(model)
-    findings += buffer_findings
-    findings += _parameter_findings(model)
-    findings += _reset_loop_findings(model)
+    findings += [*buffer_findings, *_parameter_findings(model), *_reset_loop_findings(model)]
     findings += _value_findings([(n, t) for n, t in _state_of(model) if not _lazy(t)] + plain_tensors)
     return findings, buffers
 
@@ -799,10 +779,11 @@ def _parameter_findings(model: nn.Module) -> list[Finding]:
 
 def _reset_loop_findings(model: nn.Module) -> list[Finding]:
     """Initialization: what a `for m in model.modules(): m.reset_parameters()` loop misses or gets wrong."""
-    findings = _Findings()
+    findings, redrawn = _Findings(), {}
     for prefix, module in _named_modules(model):
         own = [n for n, p in _entries(module, "_parameters").items() if p is not None]
-        if isinstance(module, nn.modules.lazy.LazyModuleMixin) and module.has_uninitialized_params():
+        held = [*_entries(module, "_parameters").values(), *_entries(module, "_buffers").values()]
+        if any(_lazy(t) for t in held if t is not None):  # by type: a plain Module may hold one (PyG's Linear)
             findings.add(
                 "warning",
                 "lazy",
@@ -833,6 +814,8 @@ def _reset_loop_findings(model: nn.Module) -> list[Finding]:
                 "nn.Transformer re-initializes every matrix with xavier_uniform_ in __init__; a reset loop gives "
                 "them the Linear defaults instead",
             )
+        elif own and _redrawn(model, prefix, module, own, redrawn):
+            continue  # an enclosing reset_parameters() redraws them (the RNN family loops over self.parameters())
         elif own and type(module).__name__ == "ParametrizationList":
             findings.add(
                 "warning",
@@ -852,6 +835,39 @@ def _reset_loop_findings(model: nn.Module) -> list[Finding]:
             )
 
     return findings
+
+
+def _redrawn(model: nn.Module, prefix: str, module: nn.Module, names: list, cache: dict) -> bool:
+    """Whether an enclosing module's reset_parameters() redraws the parameters `names` of a module with none of its
+    own or of a ParametrizationList (the RNN family loops over self.parameters()); `cache`: id -> _redraws."""
+    if type(module).__name__ != "ParametrizationList" and hasattr(module, "reset_parameters"):
+        return False
+    parts = prefix.split(".") if prefix else []
+    for i in range(len(parts) - 1, -1, -1):
+        owner = _try(lambda i=i: model.get_submodule(".".join(parts[:i])))
+        if callable(getattr(owner, "reset_parameters", None)):
+            if id(owner) not in cache:
+                cache[id(owner)] = _redraws(owner)
+            if all(_join(".".join(parts[i:]), n) in cache[id(owner)] for n in names):
+                return True
+    return False
+
+
+def _redraws(owner: nn.Module) -> set:
+    """The parameter names owner.reset_parameters() redraws: run on a copy whose floating parameters are NaN (CPU
+    random state forked, on CPU), those no longer NaN. Nothing for an owner over 1 GiB or whose reset fails."""
+    try:
+        if sum(_nbytes(t) for t in owner.parameters()) > 2**30:
+            return set()
+        twin = __import__("copy").deepcopy(owner).to_empty(device="cpu")  # values are NaN next
+        with torch.no_grad():
+            for t in (t for t in twin.parameters() if _floating(t)):
+                t.fill_(float("nan"))
+        with torch.random.fork_rng(devices=[]):
+            twin.reset_parameters()
+        return {n for n, t in twin.named_parameters(remove_duplicate=False) if _floating(t) and not t.isnan().any()}
+    except Exception:  # noqa: BLE001 (an owner whose reset cannot run on a copy proves nothing)
+        return set()
 
 
 def _value_findings(tensors: list[tuple[str, torch.Tensor]]) -> list[Finding]:
@@ -963,18 +979,13 @@ def _put_items(container, items) -> None:
 
 def _numpy():
     """NumPy, where it is installed (this file needs only torch)."""
-    try:
-        import numpy
-    except ImportError:
-        return None
-    return numpy
+    return _try(lambda: __import__("numpy"))
 
 
 def _rng_states():
     """The global random states a forward can draw from: torch's (the CPU's and the accelerators' in use),
     Python's `random` (LayerDrop draws from it) and NumPy's legacy global one."""
-    states = [(torch.set_rng_state, torch.get_rng_state())]
-    states.append((random.setstate, random.getstate()))
+    states = [(torch.set_rng_state, torch.get_rng_state()), (random.setstate, random.getstate())]
     numpy = _numpy()
     if numpy is not None:
         states.append((numpy.random.set_state, numpy.random.get_state()))
@@ -988,10 +999,7 @@ def _rng_states():
 def _generator_kinds() -> tuple:
     """The random number generators a model can hold: torch's, Python's and NumPy's (where installed)."""
     numpy = _numpy()
-    found = (torch.Generator, random.Random)
-    if numpy is not None:
-        found += (numpy.random.Generator, numpy.random.RandomState)
-    return found
+    return (torch.Generator, random.Random) + ((numpy.random.Generator, numpy.random.RandomState) if numpy else ())
 
 
 def _generator_state(g):
@@ -1030,9 +1038,7 @@ def _equal_states(a, b) -> bool:
 
 def _copy(t: torch.Tensor):
     """A copy of a tensor's values to compare and restore, or None where it has none to copy."""
-    if _lazy(t) or _is_meta(t):
-        return None
-    return _try(lambda: t.detach().clone())
+    return None if _lazy(t) or _is_meta(t) else _try(lambda: t.detach().clone())
 
 
 def _snapshot(model: nn.Module):
@@ -1363,10 +1369,7 @@ def shorten(text: str, limit: int = 400) -> str:
     if len(text) > limit:
         cut = text[: limit - 4]
         end = cut.rfind(". ")
-        if end >= limit // 2:
-            text = cut[: end + 1] + " ..."
-        else:
-            text = (cut.rsplit(" ", 1)[0] if " " in cut else cut) + " ..."
+        text = (cut[: end + 1] if end >= limit // 2 else cut.rsplit(" ", 1)[0] if " " in cut else cut) + " ..."
     return text
 
 

@@ -99,6 +99,7 @@ def inspect_checkpoint(
     path, model: nn.Module | None = None, *, scan_bytes: int | None = SCAN_BYTES
 ) -> CheckpointReport:
     """Report what torch.load and load_state_dict would do with the checkpoint at `path`, without loading it.
+    `path` may be a directory: a torch.distributed.checkpoint save, or a Hugging Face sharded one (directory.py).
 
     model: also compare the file with this model (missing and unexpected keys after the prefix that would be
     stripped, shapes, dtypes, ties, non-persistent buffers). scan_bytes: how many tensor bytes to read for CRCs and
@@ -149,6 +150,6 @@ def inspect_checkpoint(
         state_dict_path=_path_text(inspection.sd.path) if inspection.sd is not None else None,
         prefix=inspection.prefix,
         load_outcome=inspection.load_outcome,
-        scanned_bytes=inspection.f.scanned if inspection.f is not None else 0,
+        scanned_bytes=inspection.f.scanned if inspection.f is not None else inspection.dir_scanned,
         seconds=time.perf_counter() - start,
     )

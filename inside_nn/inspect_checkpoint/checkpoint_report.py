@@ -52,6 +52,8 @@ SECTIONS = {
     "split tie": _META + "lazy-meta-assign",
     "non-persistent buffer": _META + "lazy-meta-assign",
     "lazy": "notebooks/03_lazy_modules.html#before-the-dry-run-shapes-checkpoints-ddp",
+    "distributed checkpoint": _SURVIVE + "saving-under-distributeddataparallel",
+    "sharded checkpoint": _FILE_IO + "large-models-no-second-copy-in-memory",
 }
 
 
@@ -116,7 +118,8 @@ class CheckpointReport(Report):
     """inspect_module's Report for a file: the findings, most severe first, plus what the file holds.
 
     format: "zip" (torch.save), "legacy" (torch.save(..., _use_new_zipfile_serialization=False)), "safetensors",
-    "torchscript", "legacy tar", or None when the file is not a checkpoint. tensors: one dict per tensor of the
+    "torchscript", "legacy tar"; for a directory "dcp" (torch.distributed.checkpoint), "hf sharded safetensors" or
+    "hf sharded bin"; or None when the path is not a checkpoint. tensors: one dict per tensor of the
     state dict (key, dtype, shape, bytes, storage, offset, location, tied_with, nan, inf). records: one dict per
     zip record or storage (name, bytes, offset, compressed, crc). state_dict_path: where the state dict sits in
     the file ('' for the file itself, '["state_dict"]' in a training checkpoint). prefix: the prefix the report

@@ -233,8 +233,8 @@ class _Contents(_InspectionState):
             reasons = []
             if self.scanner.unscanned:
                 reasons.append(
-                    f"past the scan budget of {_mib(self.scan_bytes)} (inspect_checkpoint(path, scan_bytes=None) "
-                    "reads them all)"
+                    f"past the scan budget of {_mib(self.scan_bytes)} (inspect_checkpoint(path, scan_bytes=None), "
+                    "or inside-nn checkpoint --scan all, reads them all)"
                 )
             if self.scanner.skipped:
                 reasons.append(f"{_names(self.scanner.skipped, 3)}: views too sparse to read in bounded pieces")
@@ -254,5 +254,5 @@ class _Contents(_InspectionState):
                 "not scanned",
                 "",
                 f"{len(self.scanner.unscanned)} record(s) not read for their CRC, past the scan budget of "
-                f"{_mib(self.scan_bytes)}",
+                f"{_mib(self.scan_bytes)} (scan_bytes=None, or --scan all, reads them all)",
             )

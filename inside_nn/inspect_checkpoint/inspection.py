@@ -7,6 +7,7 @@ import struct
 
 from inside_nn.inspect_checkpoint.against import _Against
 from inside_nn.inspect_checkpoint.contents import _Contents
+from inside_nn.inspect_checkpoint.directory import _Directory
 from inside_nn.inspect_checkpoint.files import (
     NotRegular,
     _File,
@@ -35,6 +36,7 @@ class _Inspection(
     _WeightsOnly,
     _Contents,
     _Against,
+    _Directory,
 ):
     """One file's inspection: `run` reads the file and decides its format; the parts for each format and
     concern come from the mixins (one module each), all working on _InspectionState."""
@@ -43,7 +45,7 @@ class _Inspection(
         """Open the file (a directory, a special file or one that cannot be opened is said so), decide its
         format from its first bytes and inspect it as that; a file of no format is said what it looks like."""
         if os.path.isdir(self.path):
-            self.not_a_checkpoint(self._directory())
+            self._directory()
             return
         special = _special_file(self.path)
         # Opening a named pipe blocks, a device never ends: neither is read.
@@ -56,7 +58,7 @@ class _Inspection(
         try:
             self.f = _File(self.path)
         except IsADirectoryError:
-            self.not_a_checkpoint(self._directory())
+            self._directory()
             return
         except NotRegular as error:
             self.not_a_checkpoint(str(error))
@@ -97,13 +99,3 @@ class _Inspection(
             self._embedded_zip()
         finally:
             self.f.close()
-
-    def _directory(self) -> str:
-        """What a directory given as the path is (a torch.distributed.checkpoint save, or any directory)."""
-        if os.path.exists(os.path.join(self.path, ".metadata")):
-            return (
-                "a directory holding a torch.distributed.checkpoint (DCP) save: load it with "
-                "torch.distributed.checkpoint.load, or convert it with "
-                "torch.distributed.checkpoint.format_utils.dcp_to_torch_save"
-            )
-        return "a directory, not a file"

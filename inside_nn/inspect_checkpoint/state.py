@@ -30,6 +30,7 @@ class _InspectionState:
         self.records: list[dict] = []
         self.prefix = ""
         self.f: _File | None = None
+        self.dir_scanned = 0  # tensor bytes the shards of a directory read
         self.scanner: _Scanner | None = None
         self.refused = False  # weights_only refuses the file
         self.load_outcome: str | None = None  # set by _against when every key fits
