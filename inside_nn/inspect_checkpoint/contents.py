@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from inside_nn.inspect_checkpoint.checkpoint_report import _dtype_name, _mib, _names
 from inside_nn.inspect_checkpoint.files import _device_here
 from inside_nn.inspect_checkpoint.pickle_reader import _Obj, _Pickle
-from inside_nn.inspect_checkpoint.scan import _floating
+from inside_nn.inspect_checkpoint.scan import _floating, _readable
 from inside_nn.inspect_checkpoint.state import _InspectionState
 from inside_nn.inspect_checkpoint.state_dict import (
     _KNOWN_PREFIXES,
@@ -240,6 +240,13 @@ class _Contents(_InspectionState):
                 reasons.append(f"{_names(self.scanner.skipped, 3)}: views too sparse to read in bounded pieces")
             if not self.scanner.values:
                 reasons.append("big-endian storages")
+            unread = sorted(
+                {f"{_dtype_name(t.dtype)}, {t.itemsize} byte(s) an element" for t in missed if not _readable(t.dtype)}
+            )
+            if unread:
+                reasons.append(
+                    f"dtypes whose values this report does not decode ({'; '.join(unread)}): sized, never converted"
+                )
             why = "; ".join(reasons) or "their bytes are not stored where a reader could check them"
             self.add(
                 "note",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pickle
 import pickletools
 import re
+import sys
 import warnings
 from collections import defaultdict
 
@@ -31,8 +32,45 @@ _DANGEROUS_NAMES = {
 }  # fmt: skip
 
 
+def _swapped(byteorder: str | None) -> bool:
+    """Whether torch.load byte-swaps the storages of a zip file with this byteorder record (None: none), as
+    torch.serialization decides it on this machine."""
+    from torch.serialization import LoadEndianness, get_default_load_endianness
+
+    if byteorder is None:
+        default = get_default_load_endianness()
+        if default == LoadEndianness.NATIVE:
+            return False
+        byteorder = "big" if default == LoadEndianness.BIG else "little"
+    return byteorder in ("little", "big") and byteorder != sys.byteorder
+
+
+def _unpickle_on_meta(stream):
+    """torch's weights_only unpickler over one pickle of torch.save (zip or legacy), each storage it names made
+    on meta at its declared size: what weights_only=True builds, with no tensor data read and nothing
+    byte-swapped."""
+    from torch import _weights_only_unpickler as wo
+
+    def persistent_load(pid):
+        typename, storage_type, _key, _location, numel = pid[:5]
+        if typename != "storage":
+            raise RuntimeError(f"a persistent id of type {typename!r}")
+        dtype = torch.uint8 if storage_type is torch.UntypedStorage else storage_type.dtype
+        untyped = torch.UntypedStorage(numel * torch._utils._element_size(dtype), device="meta")
+        return torch.storage.TypedStorage(wrap_storage=untyped, dtype=dtype, _internal=True)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        unpickler = wo.Unpickler(stream, encoding="utf-8")
+        unpickler.persistent_load = persistent_load
+        return unpickler.load()
+
+
 class _WeightsOnly(_InspectionState):
     """What torch.load(weights_only=True) would accept or refuse (part of _Inspection)."""
+
+    # A function giving a fresh stream at the pickle, where the file is read by the unpickler alone (_meta_load)
+    meta_pickle = None
 
     def _globals(self, parsed: _Pickle) -> None:
         """What the pickle imports and calls, against weights_only's allowlist; dangerous calls named, never run."""
@@ -86,24 +124,33 @@ class _WeightsOnly(_InspectionState):
                 f"would import {', '.join(sorted(modules))} and build them (code of those classes runs). {advice}",
             )
 
+    def _meta_load(self):
+        """What torch.load(weights_only=True) builds, every storage on meta (no tensor data read); raises what
+        it raises. Where torch.load itself cannot be asked on meta (`meta_pickle` set: a file torch would
+        byte-swap, or the legacy format), torch's weights_only unpickler reads the pickle alone."""
+        if self.meta_pickle is not None:
+            return _unpickle_on_meta(self.meta_pickle())
+        with warnings.catch_warnings(), self.f.reopen() as opened:
+            warnings.simplefilter("ignore")
+            return torch.load(opened, weights_only=True, map_location="meta")
+
     def _torch_load_meta(self) -> None:
         """torch.load with weights_only=True and every storage on meta: what the reader that loads says. Where the
         meta path itself fails (it computes storage offsets its own way), torch.load(mmap=True) confirms instead:
         it maps the file and reads no tensor data either. Not for a compressed record: torch 2.6 inflates it
-        even for meta, and mmap=True would map the compressed bytes."""
+        even for meta, and mmap=True would map the compressed bytes. A file torch would byte-swap (`meta_pickle`
+        set) is never loaded: torch byte-swaps a meta storage and the process dies (a segfault)."""
         if self.refused or any(f.kind == "compressed record" for f in self.findings):
             return
         try:
-            with warnings.catch_warnings(), self.f.reopen() as opened:
-                warnings.simplefilter("ignore")
-                torch.load(opened, weights_only=True, map_location="meta")
+            self._meta_load()
             return
         except pickle.UnpicklingError as error:
             self._refused_by_torch(error)
             return
         except Exception as error:  # noqa: BLE001 (what the reader says is the finding)
             first = error
-        if not self.path.endswith(".safetensors"):  # torch.load would hand such a path to safetensors
+        if self.meta_pickle is None and not self.path.endswith(".safetensors"):  # (safetensors: torch.load's)
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")

@@ -20,6 +20,7 @@ from inside_nn.inspect_checkpoint.pickle_reader import _parse_pickle, _PickleErr
 from inside_nn.inspect_checkpoint.scan import _floating
 from inside_nn.inspect_checkpoint.state import _InspectionState
 from inside_nn.inspect_checkpoint.tensors import _walk
+from inside_nn.inspect_checkpoint.weights_only import _swapped
 from inside_nn.inspect_checkpoint.zip_layout import (
     _Layout,
     _walk_local_headers,
@@ -125,6 +126,8 @@ class _ZipFormat(_InspectionState):
             )
             self._crc_pass(layout, archive, {})
             return
+        if _swapped(small.get("byteorder")):  # torch.load would byte-swap a meta storage: never on meta
+            self.meta_pickle = lambda: io.BytesIO(data)
         self._globals(parsed)
         self._torch_load_meta()
         self._describe(
