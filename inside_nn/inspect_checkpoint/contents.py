@@ -28,6 +28,11 @@ class _Contents(_InspectionState):
         if small.get("byteorder") == "big":
             fmt += "; big-endian (torch.load byte-swaps every storage; values not checked for NaN/inf here)"
             self.scanner.values = False
+        if self.meta_pickle is not None and self.format == "zip":  # torch.load byte-swaps it here (_swapped)
+            fmt += (
+                "; never load it with map_location='meta': torch byte-swaps a meta storage and the process dies "
+                "(a segfault in torch 2.13); load it to the CPU"
+            )
         self.sd = _find_state_dict(root)
         self.entries = self.sd.entries
         # every tensor the pickle rebuilds, once each (what torch.load reads), named by its state-dict key if it

@@ -1,0 +1,99 @@
+"""inspect_checkpoint and chapter 5.1's recovery loader on legitimate files the book never writes (issue 37):
+files torch byte-swaps on load (saved on a big-endian machine), dtypes the report does not decode (packed
+float4), tensors that hold tensors (per-channel quantized, nested, DTensor), and the printed allow-list advice,
+which is tried before it is printed.
+
+A load that could kill the process runs in a child process, so that a regression kills only the child.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import torch
+from test_inspect_checkpoint import serious, text
+from torch import nn
+
+from inside_nn.checkpoint import judge
+from inside_nn.inspect_checkpoint import inspect_checkpoint
+
+# ----------------------------------------------------------------------------------------------------------------
+# Files torch byte-swaps, and dtypes the report does not decode (category 5: never crash the reader's process)
+
+
+def big_endian_copy(src, dst) -> None:
+    """What torch.save writes on a big-endian machine (s390x): every record of `src` copied through torch's own
+    writer, the byteorder record 'big', each storage's elements byte-swapped (their size taken from the tensors
+    torch.load returns)."""
+    state = torch.load(src, weights_only=True)
+    element_size = {}  # a storage's bytes -> the size of its elements
+    for t in state.values():
+        raw = torch.empty(0, dtype=torch.uint8).set_(t.untyped_storage()).numpy().tobytes()
+        element_size[raw] = t.element_size()
+    reader = torch._C.PyTorchFileReader(str(src))
+    writer = torch._C.PyTorchFileWriter(str(dst))
+    for name in reader.get_all_records():
+        if name in ("version", ".data/serialization_id"):  # the writer adds its own
+            continue
+        data = bytes(reader.get_record(name))
+        if name == "byteorder":
+            data = b"big"
+        elif name.startswith("data/"):
+            size = element_size[data]
+            data = np.frombuffer(data, dtype=f"<u{size}").byteswap().tobytes() if size > 1 else data
+        writer.write_record(name, data, len(data))
+    writer.write_end_of_file()
+
+
+def run_child(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300, check=False
+    )
+
+
+def test_a_big_endian_file_is_described_and_loaded_without_killing_the_process(tmp_path):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 4), nn.BatchNorm1d(4), nn.Linear(4, 2).half())
+    sd = model.state_dict()
+    torch.save(sd, tmp_path / "little.pt")
+    big_endian_copy(tmp_path / "little.pt", tmp_path / "big.pt")
+    same = torch.load(tmp_path / "big.pt", weights_only=True)  # torch byte-swaps it back on the CPU
+    assert all(torch.equal(same[k], v) for k, v in sd.items())
+    # torch.save without a byteorder record, read where the default load endianness is BIG: swapped as well
+    torch.save(sd, tmp_path / "unmarked.pt", _disable_byteorder_record=True)
+    child = run_child(f"""
+        import torch
+        from inside_nn.checkpoint import judge
+        from inside_nn.inspect_checkpoint import inspect_checkpoint
+        report = inspect_checkpoint({str(tmp_path / "big.pt")!r})
+        print("errors:", [f.message for f in report.findings if f.severity == "error"])
+        print("format:", report.of_kind("format")[0].message)
+        state, why = judge({str(tmp_path / "big.pt")!r})
+        print("judged:", why, sorted(state))
+        torch.serialization.set_default_load_endianness(torch.serialization.LoadEndianness.BIG)
+        report = inspect_checkpoint({str(tmp_path / "unmarked.pt")!r})
+        print("unmarked errors:", [f.message for f in report.findings if f.severity == "error"])
+    """)
+    assert child.returncode == 0, f"the child died (signal {-child.returncode}): {child.stderr[-2000:]}"
+    out = child.stdout
+    assert "errors: []" in out and "judged: None" in out and "unmarked errors: []" in out, out
+    assert "big-endian" in out and "map_location='meta'" in out, out
+
+
+def test_packed_float4_and_mx_scales_are_sized_not_converted(tmp_path):
+    # an MXFP4 layer as quantized checkpoints store it: packed 4-bit pairs and e8m0 block scales
+    blocks = torch.randint(0, 256, (32, 16), dtype=torch.uint8).view(torch.float4_e2m1fn_x2)
+    scales = torch.randint(100, 140, (32, 1), dtype=torch.uint8).view(torch.float8_e8m0fnu)
+    sd = {"mlp.experts.down_proj_blocks": blocks, "mlp.experts.down_proj_scales": scales, "bias": torch.zeros(32)}
+    torch.save(sd, tmp_path / "mxfp4.pt")
+    report = inspect_checkpoint(tmp_path / "mxfp4.pt")
+    assert not serious(report), text(report)
+    (note,) = report.of_kind("not scanned")
+    assert "float4_e2m1fn_x2, 1 byte(s) an element" in note.message and note.path == "mlp.experts.down_proj_blocks"
+    state, why = judge(tmp_path / "mxfp4.pt")
+    assert why is None and torch.equal(
+        state["mlp.experts.down_proj_blocks"].view(torch.uint8), blocks.view(torch.uint8)
+    )
