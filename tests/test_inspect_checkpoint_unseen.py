@@ -11,10 +11,11 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import numpy as np
 import torch
-from test_inspect_checkpoint import serious, text
+from test_inspect_checkpoint import kinds, serious, text
 from torch import nn
 
 from inside_nn.checkpoint import judge
@@ -97,3 +98,38 @@ def test_packed_float4_and_mx_scales_are_sized_not_converted(tmp_path):
     assert why is None and torch.equal(
         state["mlp.experts.down_proj_blocks"].view(torch.uint8), blocks.view(torch.uint8)
     )
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Tensors that hold tensors (category 3): their storages are loaded with them, not dead bytes
+
+
+def test_the_storages_of_tensors_inside_tensors_are_not_dead_bytes(tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # quantized and nested tensors warn that they are deprecated or prototypes
+        write_tensors_inside_tensors(tmp_path)
+    for name in ("per_channel", "nested", "dtensor"):
+        report = inspect_checkpoint(tmp_path / f"{name}.pt")
+        assert "unreferenced record" not in kinds(report) and not serious(report), text(report)
+
+
+def write_tensors_inside_tensors(tmp_path) -> None:
+    torch.manual_seed(0)
+    # per-channel quantized: a quantized Linear's packed weight, its scales and zero points tensors of their own
+    qlinear = torch.ao.nn.quantized.Linear(32, 64)
+    w = torch.randn(64, 32)
+    scales, zero_points = w.abs().amax(1) / 127, torch.zeros(64, dtype=torch.long)
+    qlinear.set_weight_bias(torch.quantize_per_channel(w, scales, zero_points, 0, torch.qint8), torch.zeros(64))
+    torch.save(qlinear.state_dict(), tmp_path / "per_channel.pt")
+    # a nested tensor (its buffer, sizes, strides and offsets are tensors) and a DTensor (its local tensor)
+    nested = torch.nested.nested_tensor([torch.randn(3, 5), torch.randn(4, 5)])
+    torch.save({"tokens": nested, "w": torch.ones(2)}, tmp_path / "nested.pt")
+    dist = torch.distributed
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        from torch.distributed.tensor import DeviceMesh, Shard, distribute_tensor
+
+        sharded = distribute_tensor(torch.randn(8, 4), DeviceMesh("cpu", [0]), [Shard(0)])
+        torch.save({"layer.weight": sharded, "layer.bias": torch.zeros(8)}, tmp_path / "dtensor.pt")
+    finally:
+        dist.destroy_process_group()

@@ -19,7 +19,7 @@ from inside_nn.inspect_checkpoint.limits import PICKLE_LIMIT, SMALL_RECORD
 from inside_nn.inspect_checkpoint.pickle_reader import _parse_pickle, _PickleError
 from inside_nn.inspect_checkpoint.scan import _floating
 from inside_nn.inspect_checkpoint.state import _InspectionState
-from inside_nn.inspect_checkpoint.tensors import _walk
+from inside_nn.inspect_checkpoint.tensors import _sub_tensors, _walk
 from inside_nn.inspect_checkpoint.weights_only import _swapped
 from inside_nn.inspect_checkpoint.zip_layout import (
     _Layout,
@@ -210,7 +210,8 @@ class _ZipFormat(_InspectionState):
             if pkl is not None and pkl[1] <= PICKLE_LIMIT:
                 try:
                     parsed = _parse_pickle(io.BytesIO(self.f.read(pkl[0], pkl[1])))
-                    keys = {t.storage for _, t, _ in _walk(parsed.root, "", set()) if t.storage is not None}
+                    found = [[t, *_sub_tensors(n, "")] for _, t, n in _walk(parsed.root, "", set())]
+                    keys = {t.storage for ts in found for t in ts if t.storage is not None}
                     complete = {n.partition("data/")[2] for n in names if n.startswith("data/")}
                     described = (
                         f"; data.pkl names {len(keys)} storage(s), {len(keys & complete)} of them complete in what is "
