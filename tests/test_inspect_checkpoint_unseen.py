@@ -8,6 +8,12 @@ A load that could kill the process runs in a child process, so that a regression
 
 from __future__ import annotations
 
+import argparse
+import collections
+import dataclasses
+import os
+import pathlib
+import re
 import subprocess
 import sys
 import textwrap
@@ -133,3 +139,111 @@ def write_tensors_inside_tensors(tmp_path) -> None:
         torch.save({"layer.weight": sharded, "layer.bias": torch.zeros(8)}, tmp_path / "dtensor.pt")
     finally:
         dist.destroy_process_group()
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Advice that works when followed (category 2): the allow-list is tried before it is printed
+
+
+@dataclasses.dataclass
+class TrainConfig:  # a training script's config, saved next to the weights (a data class)
+    lr: float
+    out: pathlib.Path
+
+
+class AttrDict(dict):  # an attribute-access dict (EasyDict, addict, a model's config): a dict subclass
+    pass
+
+
+def advice(report) -> str:
+    """The allow-list code a weights_only refusal prints (one line of Python), or ''."""
+    found = re.search(
+        r"(import [\w., ]+, then )?with torch\.serialization\.safe_globals\(.*?\): torch\.load\(path\)", text_of(report)
+    )
+    return found.group(0) if found else ""
+
+
+def text_of(report) -> str:
+    return " ".join(f.message for f in report.of_kind("weights_only"))
+
+
+def follow(code: str, path) -> object:
+    """Run the printed advice as a reader would paste it, in a fresh namespace."""
+    namespace = {"torch": torch, "path": str(path)}
+    code = code.replace(", then ", "\n").replace("torch.load(path)", "loaded = torch.load(path)")
+    exec(code, namespace)  # noqa: S102 (the advice)
+    return namespace["loaded"]
+
+
+def test_the_printed_allow_list_loads_the_file(tmp_path):
+    args = argparse.Namespace(lr=0.1, out=pathlib.PosixPath("/runs/7"))  # Lightning's hparams, timm's args
+    old = {"state_dict": {"w": torch.ones(2)}, "best": np.float64(0.25), "epoch": np.int64(3), "args": args}
+    old["config"] = TrainConfig(0.1, pathlib.Path("/runs"))
+    old["stats"] = collections.OrderedDict(loss=np.float32(1.5))
+    torch.save(old, tmp_path / "old.pt")
+    report = inspect_checkpoint(tmp_path / "old.pt")
+    assert "unsafe pickle" not in kinds(report), text(report)  # data classes are not hostile
+    code = advice(report)
+    assert "numpy.dtypes.Float64DType" in code and "numpy.dtypes.Float32DType" in code, text_of(report)
+    loaded = follow(code, tmp_path / "old.pt")
+    assert loaded["args"] == args and loaded["config"] == old["config"] and loaded["best"] == 0.25
+    # the same file as numpy 1.x wrote it (numpy.core, not numpy._core): allowed under the name it gives
+    rename_globals(
+        tmp_path / "old.pt", tmp_path / "numpy1.pt", {b"numpy._core.multiarray\n": b"numpy.core.multiarray\n"}
+    )
+    code = advice(inspect_checkpoint(tmp_path / "numpy1.pt"))
+    assert '"numpy.core.multiarray.scalar")' in code
+    assert follow(code, tmp_path / "numpy1.pt")["best"] == 0.25
+
+
+def test_a_dict_subclass_is_loaded_as_a_dict_or_said_to_be_unloadable(tmp_path):
+    torch.save({"state_dict": {"w": torch.ones(2)}, "hparams": AttrDict(lr=0.1)}, tmp_path / "attrdict.pt")
+    report = inspect_checkpoint(tmp_path / "attrdict.pt")
+    code = advice(report)
+    assert f'(dict, "{__name__}.AttrDict")' in code and "plain dict" in text_of(report)
+    assert follow(code, tmp_path / "attrdict.pt")["hparams"] == {"lr": 0.1}
+    # a defaultdict is rebuilt by calling it: no allow-list loads it, and no list is printed
+    torch.save({"state_dict": {"w": torch.ones(2)}, "counts": collections.defaultdict(list, a=[1])}, tmp_path / "dd.pt")
+    report = inspect_checkpoint(tmp_path / "dd.pt")
+    assert not advice(report) and "No allow-list loads it" in text_of(report), text(report)
+    assert "weights_only=False" in text_of(report)
+
+
+def test_data_classes_are_not_hostile_code_is(tmp_path):
+    import torch.distributed.checkpoint as dcp
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dcp.save({"w": torch.ones(4)}, checkpoint_id=tmp_path / "dcp", no_dist=True)  # checkpoint_id: a Path
+    report = inspect_checkpoint(tmp_path / "dcp" / ".metadata")
+    assert "unsafe pickle" not in kinds(report) and "torch.distributed.checkpoint.load" in text_of(report)
+    sentinel = tmp_path / "ran"
+    payload = {"state_dict": {"w": torch.ones(2)}, "cfg": TrainConfig(0.1, pathlib.Path("/runs"))}
+    torch.save({**payload, "hook": Hostile(str(sentinel))}, tmp_path / "hostile.pt")
+    report = inspect_checkpoint(tmp_path / "hostile.pt")
+    (unsafe,) = report.of_kind("unsafe pickle")
+    assert "os.system" in unsafe.message or "posix.system" in unsafe.message
+    assert not advice(report) and "Allow nothing" in text_of(report) and not sentinel.exists()
+
+
+class Hostile:
+    def __init__(self, target):
+        self.target = target
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.target}",))
+
+
+def rename_globals(src, dst, renames: dict) -> None:
+    """A copy of a torch.save file whose data.pkl names its globals as another version's modules do."""
+    reader = torch._C.PyTorchFileReader(str(src))
+    writer = torch._C.PyTorchFileWriter(str(dst))
+    for name in reader.get_all_records():
+        if name in ("version", ".data/serialization_id"):
+            continue
+        data = bytes(reader.get_record(name))
+        if name == "data.pkl":
+            for old, new in renames.items():
+                data = data.replace(old, new)
+        writer.write_record(name, data, len(data))
+    writer.write_end_of_file()

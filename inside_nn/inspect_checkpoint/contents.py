@@ -17,6 +17,7 @@ from inside_nn.inspect_checkpoint.state_dict import (
     _summary,
 )
 from inside_nn.inspect_checkpoint.tensors import _sub_tensors, _tensor_of, _walk
+from inside_nn.inspect_checkpoint.weights_only import _swapped
 
 
 class _Contents(_InspectionState):
@@ -28,7 +29,7 @@ class _Contents(_InspectionState):
         if small.get("byteorder") == "big":
             fmt += "; big-endian (torch.load byte-swaps every storage; values not checked for NaN/inf here)"
             self.scanner.values = False
-        if self.meta_pickle is not None and self.format == "zip":  # torch.load byte-swaps it here (_swapped)
+        if self.format == "zip" and _swapped(small.get("byteorder")):  # torch.load byte-swaps it here
             fmt += (
                 "; never load it with map_location='meta': torch byte-swaps a meta storage and the process dies "
                 "(a segfault in torch 2.13); load it to the CPU"

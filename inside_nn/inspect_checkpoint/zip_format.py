@@ -126,7 +126,9 @@ class _ZipFormat(_InspectionState):
             )
             self._crc_pass(layout, archive, {})
             return
-        if _swapped(small.get("byteorder")):  # torch.load would byte-swap a meta storage: never on meta
+        # torch.load would byte-swap a meta storage (the process dies), or inflate a compressed record: the
+        # weights_only unpickler reads the pickle alone instead
+        if _swapped(small.get("byteorder")) or any(e.method for e in layout.entries):
             self.meta_pickle = lambda: io.BytesIO(data)
         self._globals(parsed)
         self._torch_load_meta()
