@@ -32,10 +32,11 @@ CODE_NAMES = {
 }  # fmt: skip
 
 # Modules imported here to resolve a data class the file names (their import runs no code of the file's
-# choosing): the standard library's data modules, NumPy and torch. Any other module is resolved only if the
-# process has imported it already; otherwise the report says to import it first.
+# choosing): the standard library's data modules and NumPy. Any other module (torch's own submodules too:
+# importing torch.distributed.tensor allowlists DTensor for the whole process) is resolved only if the process
+# has imported it already; otherwise the report says to import it first.
 IMPORTABLE = {
-    "numpy", "torch", "argparse", "pathlib", "collections", "dataclasses", "datetime", "decimal", "enum",
+    "numpy", "argparse", "pathlib", "collections", "dataclasses", "datetime", "decimal", "enum",
     "fractions", "ipaddress", "uuid", "typing", "re", "copyreg", "array", "_codecs", "codecs", "math", "zoneinfo",
 }  # fmt: skip
 
@@ -98,12 +99,20 @@ class AllowList:
         self.as_dict: list[str] = []  # dict subclasses read as plain dicts
         self.needs: list[str] = []  # what no entry can give: the reason the search stopped
 
-    def add(self, full: str) -> bool:
-        """Allow the global `full` (module.name) if it is data and resolves; else say why not in `needs`."""
-        module, name = _split(full)
+    def add(self, full: str, module: str | None = None, name: str | None = None) -> bool:
+        """Allow the global `full` (module.name, split where the pickle splits it) if it is data and resolves;
+        else say why not in `needs`."""
+        if module is None or name is None:
+            module, name = _split(full)
         obj = resolve(module, name)
         if runs_code(module, name, obj):
             self.needs.append(f"{full} runs code when called: never allow it")
+        elif obj is None and module.startswith("torch."):
+            self.needs.append(
+                f"{full} is torch's own, from a module not imported here: import {module} before torch.load "
+                "(torch allowlists its DTensor and nested-tensor classes when their modules are imported; not "
+                "tried here, since that import changes the allowlist for the whole process)"
+            )
         elif obj is None:
             self.needs.append(
                 f"{full} is not imported here (importing {module} runs its code): import it, then allow it"

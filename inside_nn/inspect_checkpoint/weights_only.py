@@ -119,7 +119,7 @@ class _WeightsOnly(_InspectionState):
             return "Not a torch.save file: no allow-list makes torch.load read it"
         allow = AllowList()
         for g, _ in others:
-            allow.add(str(g))
+            allow.add(str(g), g.module, g.name)
         if allow.needs:
             return f"No allow-list loads it as it is: {'; '.join(allow.needs)}"
         worked, said = allow.search(self._meta_load)
