@@ -253,3 +253,17 @@ def rename_globals(src, dst, renames: dict) -> None:
                 data = data.replace(old, new)
         writer.write_record(name, data, len(data))
     writer.write_end_of_file()
+
+
+def test_trying_the_allow_list_leaves_the_process_allowlist_as_it_was(tmp_path):
+    child = run_child(f"""
+        import torch
+        import torch.distributed.tensor  # a process whose allowlist holds several entries
+        from inside_nn.inspect_checkpoint import inspect_checkpoint
+        from collections import defaultdict
+        before = list(torch.serialization.get_safe_globals())
+        torch.save({{"w": torch.ones(2), "counts": defaultdict(list)}}, {str(tmp_path / "dd.pt")!r})
+        inspect_checkpoint({str(tmp_path / "dd.pt")!r})
+        print("same:", list(torch.serialization.get_safe_globals()) == before)
+    """)
+    assert "same: True" in child.stdout, child.stdout + child.stderr[-2000:]

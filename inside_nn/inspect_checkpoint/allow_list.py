@@ -141,17 +141,24 @@ class AllowList:
     def search(self, load) -> tuple[bool, str]:
         """Re-try `load` under the entries, adding what each refusal names, until it loads (True, "") or stops
         (False, torch's last words)."""
-        said = ""
-        for _ in range(ROUNDS):
-            try:
-                with torch.serialization.safe_globals(self.safe_globals()):
-                    load()
-                return True, ""
-            except Exception as error:  # noqa: BLE001 (torch's refusal names what it needs next)
-                said = " ".join(str(error).split())
-            if not self._next(said):
-                return False, said
-        return False, said
+        from torch import _weights_only_unpickler as wo
+
+        said, before = "", wo._marked_safe_globals_set  # the process's allowlist, the very set object
+        try:
+            for _ in range(ROUNDS):
+                try:
+                    with torch.serialization.safe_globals(self.safe_globals()):
+                        load()
+                    return True, ""
+                except Exception as error:  # noqa: BLE001 (torch's refusal names what it needs next)
+                    said = " ".join(str(error).split())
+                if not self._next(said):
+                    return False, said
+            return False, said
+        finally:
+            # safe_globals' exit removes what it added even where the process had allowed it before, and
+            # rebuilds the set in another order: put back the set the process had, untouched
+            wo._marked_safe_globals_set = before
 
     def _next(self, said: str) -> bool:
         """Add what torch's refusal `said` names; False when nothing can be added."""
