@@ -212,8 +212,8 @@ class _ZipFormat(_InspectionState):
             if pkl is not None and pkl[1] <= PICKLE_LIMIT:
                 try:
                     parsed = _parse_pickle(io.BytesIO(self.f.read(pkl[0], pkl[1])))
-                    found = [[t, *_sub_tensors(n, "")] for _, t, n in _walk(parsed.root, "", set())]
-                    keys = {t.storage for ts in found for t in ts if t.storage is not None}
+                    every = [[t, *_sub_tensors(n, "")] for _, t, n in _walk(parsed.root, "", set())]
+                    keys = {t.storage for ts in every for t in ts if t.storage is not None}
                     complete = {n.partition("data/")[2] for n in names if n.startswith("data/")}
                     described = (
                         f"; data.pkl names {len(keys)} storage(s), {len(keys & complete)} of them complete in what is "
