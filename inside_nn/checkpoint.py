@@ -55,6 +55,7 @@ import torch
 
 from inside_nn import inspect_checkpoint as _inspector
 from inside_nn.inspect_checkpoint import inspect_checkpoint
+from inside_nn.inspect_checkpoint.scan import VALUE_DTYPES
 from inside_nn.inspect_module import wrap
 
 try:
@@ -277,8 +278,10 @@ def check_tensor(t, file_size, views):
 
 
 def holds_nan(t, chunk=2**22):
-    """Whether an element `t` views is NaN, checked `chunk` elements at a time."""
-    if not (t.is_floating_point() or t.is_complex()):
+    """Whether an element `t` views is NaN, checked `chunk` elements at a time. A dtype whose values the
+    inspection does not decode either (a packed float4, a dtype torch adds later: VALUE_DTYPES) is not read:
+    torch may have no kernel to convert or copy it."""
+    if t.dtype not in VALUE_DTYPES:
         return False
     flat = t.reshape(-1)  # a copy only for a view with gaps: at most the file's size
     return any(flat[i : i + chunk].isnan().any() for i in range(0, flat.numel(), chunk))

@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from inside_nn.inspect_checkpoint.checkpoint_report import _dtype_name, _mib, _names
 from inside_nn.inspect_checkpoint.files import _device_here
 from inside_nn.inspect_checkpoint.pickle_reader import _Obj, _Pickle
-from inside_nn.inspect_checkpoint.scan import _floating
+from inside_nn.inspect_checkpoint.scan import _floating, _readable
 from inside_nn.inspect_checkpoint.state import _InspectionState
 from inside_nn.inspect_checkpoint.state_dict import (
     _KNOWN_PREFIXES,
@@ -17,6 +17,7 @@ from inside_nn.inspect_checkpoint.state_dict import (
     _summary,
 )
 from inside_nn.inspect_checkpoint.tensors import _sub_tensors, _tensor_of, _walk
+from inside_nn.inspect_checkpoint.weights_only import _swapped
 
 
 class _Contents(_InspectionState):
@@ -28,6 +29,11 @@ class _Contents(_InspectionState):
         if small.get("byteorder") == "big":
             fmt += "; big-endian (torch.load byte-swaps every storage; values not checked for NaN/inf here)"
             self.scanner.values = False
+        if self.format == "zip" and _swapped(small.get("byteorder")):  # torch.load byte-swaps it here
+            fmt += (
+                "; never load it with map_location='meta': torch byte-swaps a meta storage and the process dies "
+                "(a segfault in torch 2.13); load it to the CPU"
+            )
         self.sd = _find_state_dict(root)
         self.entries = self.sd.entries
         # every tensor the pickle rebuilds, once each (what torch.load reads), named by its state-dict key if it
@@ -240,6 +246,13 @@ class _Contents(_InspectionState):
                 reasons.append(f"{_names(self.scanner.skipped, 3)}: views too sparse to read in bounded pieces")
             if not self.scanner.values:
                 reasons.append("big-endian storages")
+            unread = sorted(
+                {f"{_dtype_name(t.dtype)}, {t.itemsize} byte(s) an element" for t in missed if not _readable(t.dtype)}
+            )
+            if unread:
+                reasons.append(
+                    f"dtypes whose values this report does not decode ({'; '.join(unread)}): sized, never converted"
+                )
             why = "; ".join(reasons) or "their bytes are not stored where a reader could check them"
             self.add(
                 "note",

@@ -4,10 +4,7 @@ protocol, system info, the object, the storage keys) followed by raw storages.""
 from __future__ import annotations
 
 import struct
-import warnings
 from collections import defaultdict
-
-import torch
 
 from inside_nn.inspect_checkpoint.checkpoint_report import _names
 from inside_nn.inspect_checkpoint.files import _BoundedStream
@@ -20,6 +17,12 @@ from inside_nn.inspect_checkpoint.pickle_reader import (
 from inside_nn.inspect_checkpoint.scan import _floating
 from inside_nn.inspect_checkpoint.state import _InspectionState
 from inside_nn.inspect_checkpoint.tensors import _itemsize
+
+
+def _stream_at(f, pos: int) -> _BoundedStream:
+    stream = _BoundedStream(f)
+    stream.seek(pos)
+    return stream
 
 
 class _LegacyFormat(_InspectionState):
@@ -81,8 +84,9 @@ class _LegacyFormat(_InspectionState):
             return
         info = _last_wins(_mapping(sys_info.root) or [])
         little = info.get("little_endian", True)
+        self.meta_pickle = lambda: _stream_at(self.f, main_start)
         self._globals(parsed)
-        self._weights_only_legacy(main_start)
+        self._weights_only_legacy()
         self._describe(
             parsed,
             {"byteorder": "little" if little else "big"},
@@ -167,28 +171,11 @@ class _LegacyFormat(_InspectionState):
             "torch.load fails. A partial download or a save killed before it finished",
         )
 
-    def _weights_only_legacy(self, main_start: int) -> None:
+    def _weights_only_legacy(self) -> None:
         """torch's weights_only unpickler over the legacy file's main pickle, with meta storages (no data read)."""
         if self.refused:
             return
-        from torch import _weights_only_unpickler
-
-        stream = _BoundedStream(self.f)
-        stream.seek(main_start)
-
-        def persistent_load(pid):
-            typename, storage_type, _key, _location, numel = pid[:5]
-            if typename != "storage":
-                raise RuntimeError(f"a persistent id of type {typename!r}")
-            dtype = storage_type.dtype
-            untyped = torch.UntypedStorage(numel * _itemsize(dtype), device="meta")
-            return torch.storage.TypedStorage(wrap_storage=untyped, dtype=dtype, _internal=True)
-
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                unpickler = _weights_only_unpickler.Unpickler(stream, encoding="utf-8")
-                unpickler.persistent_load = persistent_load
-                unpickler.load()
+            self._meta_load()
         except Exception as error:  # noqa: BLE001 (what the reader says is the finding)
             self._refused_by_torch(error)

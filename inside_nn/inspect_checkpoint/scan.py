@@ -35,6 +35,24 @@ def _floating(dtype) -> bool:
     return dtype is not None and (dtype.is_floating_point or dtype.is_complex) and dtype.itemsize >= 1
 
 
+# The floating dtypes whose values are read for NaN/inf: those whose encoding this report knows. Any other (a
+# packed float4_e2m1fn_x2, a dtype torch adds later) is described by its element size and never converted or
+# copied: torch may have no kernel for it ('"copy_kernel" not implemented').
+VALUE_DTYPES = frozenset(
+    getattr(torch, name)
+    for name in (
+        "float16", "bfloat16", "float32", "float64", "complex32", "complex64", "complex128",
+        "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
+    )
+    if hasattr(torch, name)
+)  # fmt: skip
+
+
+def _readable(dtype) -> bool:
+    """Whether the values of a tensor of `dtype` are read for NaN/inf here."""
+    return dtype in VALUE_DTYPES
+
+
 class _Scanner:
     """Reads a storage's bytes once, chunk by chunk: its CRC-32, and the NaN/inf counts of the dense tensors
     that view it (only the elements they view). Stops reading when the byte budget is spent."""
@@ -65,7 +83,7 @@ class _Scanner:
         if not self.allowed(n):
             self.unscanned.append((what, n))
             return None
-        dense = [t for t in views if _floating(t.dtype) and t.dense()] if self.values else []
+        dense = [t for t in views if _readable(t.dtype) and t.dense()] if self.values else []
         value, seen = 0, 0
         source = self._inflate(offset, csize, n) if inflate else self.f.chunks(offset, n)
         for pos, chunk in source:
@@ -123,7 +141,7 @@ class _Scanner:
     def strided(self, t: _Tensor, offset: int) -> None:
         """NaN/inf counts of a tensor that views its storage with gaps (a slice, a transposed view): the span is
         read in pieces along its outermost dimension, each piece as_strided over what it views."""
-        if not _floating(t.dtype) or not self.values:
+        if not _readable(t.dtype) or not self.values:
             return
         first, end = t.span()
         if not self.allowed((end - first) * t.itemsize):

@@ -199,13 +199,26 @@ def _tensor_of(node, key: str, depth: int = 0) -> _Tensor | None:
     return None
 
 
-def _sub_tensors(node, key: str):
-    """Tensors nested in a node that is not itself a tensor (a sparse tensor's indices and values)."""
-    if isinstance(node, _Obj) and isinstance(node.func, _Global) and "sparse" in node.func.name:
-        for part in node.args[1] if len(node.args) > 1 and isinstance(node.args[1], tuple) else ():
-            t = _tensor_of(part, key)
-            if t is not None and t.storage is not None:
-                yield t
+def _sub_tensors(node, key: str, depth: int = 0):
+    """The tensors a tensor node holds besides its own storage, at any depth, each named `key`: a sparse tensor's
+    indices and values, a per-channel quantized tensor's scales and zero points, a nested tensor's buffer and
+    sizes, a subclass's inner tensors (a DTensor's local tensor and its mesh). torch.load reads their storages
+    with the tensor. The node a parameter or subclass wraps is the tensor itself: only what it holds counts."""
+    if not isinstance(node, _Obj) or not isinstance(node.func, _Global) or depth > 8:
+        return
+    func, args = str(node.func), node.args
+    rest = list(args)
+    if func in (_REBUILD + "_rebuild_parameter", _REBUILD + "_rebuild_parameter_with_state") and args:
+        yield from _sub_tensors(args[0], key, depth + 1)
+        rest = list(args[1:])
+    elif func == "torch._tensor._rebuild_from_type_v2" and len(args) >= 3 and isinstance(args[2], tuple):
+        yield from _sub_tensors(_Obj(args[0], args[2]), key, depth + 1)
+        rest = list(args[3:])
+    for part in rest:
+        for _, t, inner in _walk(part, key, set()):
+            t.key = key
+            yield t
+            yield from _sub_tensors(inner, key, depth + 1)
 
 
 def _subscript(key) -> str:

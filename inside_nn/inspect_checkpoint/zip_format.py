@@ -19,7 +19,8 @@ from inside_nn.inspect_checkpoint.limits import PICKLE_LIMIT, SMALL_RECORD
 from inside_nn.inspect_checkpoint.pickle_reader import _parse_pickle, _PickleError
 from inside_nn.inspect_checkpoint.scan import _floating
 from inside_nn.inspect_checkpoint.state import _InspectionState
-from inside_nn.inspect_checkpoint.tensors import _walk
+from inside_nn.inspect_checkpoint.tensors import _sub_tensors, _walk
+from inside_nn.inspect_checkpoint.weights_only import _swapped
 from inside_nn.inspect_checkpoint.zip_layout import (
     _Layout,
     _walk_local_headers,
@@ -125,6 +126,10 @@ class _ZipFormat(_InspectionState):
             )
             self._crc_pass(layout, archive, {})
             return
+        # torch.load would byte-swap a meta storage (the process dies), or inflate a compressed record: the
+        # weights_only unpickler reads the pickle alone instead
+        if _swapped(small.get("byteorder")) or any(e.method for e in layout.entries):
+            self.meta_pickle = lambda: io.BytesIO(data)
         self._globals(parsed)
         self._torch_load_meta()
         self._describe(
@@ -207,7 +212,8 @@ class _ZipFormat(_InspectionState):
             if pkl is not None and pkl[1] <= PICKLE_LIMIT:
                 try:
                     parsed = _parse_pickle(io.BytesIO(self.f.read(pkl[0], pkl[1])))
-                    keys = {t.storage for _, t, _ in _walk(parsed.root, "", set()) if t.storage is not None}
+                    every = [[t, *_sub_tensors(n, "")] for _, t, n in _walk(parsed.root, "", set())]
+                    keys = {t.storage for ts in every for t in ts if t.storage is not None}
                     complete = {n.partition("data/")[2] for n in names if n.startswith("data/")}
                     described = (
                         f"; data.pkl names {len(keys)} storage(s), {len(keys & complete)} of them complete in what is "
