@@ -13,6 +13,7 @@ model as it found it (`harness.ModelState`: parameters, buffers, flags, hooks, g
 # this module's checkers; the tests run answers beside this module's names).
 import contextlib  # noqa: F401
 import io  # noqa: F401
+from collections import OrderedDict
 
 import torch
 from torch import nn
@@ -182,6 +183,10 @@ def _plain_cases():
         ),
         ("a tuple inside a dict", lambda: _module(pairs={"a": (torch.zeros(1), "x")})),
         (
+            "a list and an OrderedDict whose first item is not a tensor",
+            lambda: _module(history=[None, torch.zeros(2)], stats=OrderedDict(step=3, mean=torch.zeros(2))),
+        ),
+        (
             "ints, strings and a list of modules",
             lambda: _module(n=3, tag="t", blocks=[nn.Linear(1, 1)]),
         ),
@@ -259,6 +264,15 @@ def _shared_buffer():
     return nn.ModuleDict({"first": first, "second": second})
 
 
+def _shared_norm_on_meta():
+    """A module used twice, on meta: its buffers are sent once, and every data_ptr() is 0."""
+    with torch.device("meta"):
+        shared = nn.BatchNorm1d(6)
+        return nn.Sequential(
+            nn.Linear(3, 6), shared, nn.Linear(6, 6), shared, _with_buffers(("seen", torch.zeros(4), True))
+        )
+
+
 def _view_buffer():
     table = torch.arange(20.0)
     return _with_buffers(("window", table[:4], True))
@@ -277,6 +291,7 @@ def _buffer_cases():
             lambda: _with_buffers(("inv_freq", torch.ones(8), False)),
         ),
         ("one buffer registered in two modules", _shared_buffer),
+        ("one BatchNorm1d used twice, built on meta", _shared_norm_on_meta),
         ("a buffer that views 4 of a tensor's 20 values", _view_buffer),
         (
             "a plain tensor attribute and no buffer",
@@ -320,6 +335,19 @@ def check_ddp_buffer_bytes(ddp_buffer_bytes):
         (
             lambda got, exp, model: got == 2 * exp,
             "a buffer shared by two modules is one tensor, sent once",
+        ),
+        (
+            lambda got, exp, model: got < exp and any(b.is_meta for b in model.buffers()),
+            (
+                "on meta every data_ptr() is 0, so addresses merge different buffers: tell them apart by the object "
+                "(model.buffers() yields each once)"
+            ),
+        ),
+        (
+            lambda got, exp, model: (
+                got > exp and len(list(model.named_modules(remove_duplicate=False))) > len(list(model.modules()))
+            ),
+            "a module used twice holds its buffers once: DDP sends them once (model.buffers() yields each once)",
         ),
         (
             lambda got, exp, model: (
