@@ -25,6 +25,7 @@ from inside_nn.exercises.ch03_models import (
     _groups_family,
     _init_family,
     _init_from_meta_family,
+    _left_on_meta_family,
     _quietly,
     _recording,
     _seed,
@@ -572,6 +573,23 @@ def _finished_problem(label, model, reference, where):
     return None
 
 
+def _leftover_problem(build_on_meta):
+    """The line for an answer that returns a model with a tensor still on meta instead of raising; else None."""
+    for label, make in _left_on_meta_family():
+        _seed(0)
+        checkpoint = _quietly(make).state_dict()
+        model, line, error = _call(build_on_meta, _recording(make, []), checkpoint)
+        if error is not None or line is not None:
+            continue  # it raised (or leaked, reported with the family): what the statement asks
+        left = _meta_left(model) if isinstance(model, nn.Module) else []
+        if left:
+            return (
+                f"✗ on {label}: `{left[0]}` is still on meta and build_on_meta returned the model: check "
+                "named_parameters() and named_buffers(), non-persistent ones included, and raise an error."
+            )
+    return None
+
+
 @checker
 def check_build_on_meta(build_on_meta):
     """Builds from a checkpoint through the answer and the reference; compares the models they return."""
@@ -612,6 +630,8 @@ def check_build_on_meta(build_on_meta):
                 return f"✗ on {label}: the model's output differs from the reference's."
         if leak:
             return leak
+    if problem := _leftover_problem(build_on_meta):
+        return problem
     return (
         "✓ correct: on BatchNorm, tied LMs, computed tables, nested buffers, a lazy head and the zoo's "
         "parametrized, pruned, half-precision models, in three dtypes: built on meta, loaded, buffers recomputed, "

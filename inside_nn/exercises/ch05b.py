@@ -297,8 +297,7 @@ def check_best_checkpoints(BestCheckpoints):
                     if set(got) == set(want):
                         if not _same_value(_tensor_files(got), _tensor_files(want)):
                             raise Wrong(
-                                f"✗ {case} a file does not hold the state saved at its step"
-                                + (_LIVE_HINT if i else "")
+                                f"✗ {case} a file does not hold the state saved at its step" + (_LIVE_HINT if i else "")
                             )
                         _train_on(state)
                         continue
