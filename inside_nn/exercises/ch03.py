@@ -815,6 +815,18 @@ def _reference_init_from_meta(make_model, device):
     return model
 
 
+def _buffer_device_problem(label, device):
+    """The line for an init_buffers call off meta that was not given `device`: the buffers land on the default
+    device (the CPU, or whatever the caller set), not where to_empty put the weights; else None."""
+    for argument, default in _buffer_calls:
+        if default != "meta" and (argument is None or _device_of(argument) != _device_of(device)):
+            return (
+                f"✗ on {label}: init_buffers got device={argument!r}; pass the device given, so the buffers are "
+                "computed where the weights are (the default device is the CPU, or what the caller set)."
+            )
+    return None
+
+
 @checker
 def check_init_from_meta(init_from_meta):
     """Compares the answer's model with a normal build from the same seed, bit for bit; to_empty's
@@ -825,6 +837,7 @@ def check_init_from_meta(init_from_meta):
         built_on = []
         torch.use_deterministic_algorithms(True)  # the harness restores the caller's setting
         _seed(seed)
+        _buffer_calls.clear()
         model, line, _ = _call(
             init_from_meta,
             _recording(make, built_on),
@@ -849,6 +862,8 @@ def check_init_from_meta(init_from_meta):
             return f"✗ on {label}: `{left[0]}` is still on meta: to_empty(device=...) gives every tensor storage."
         if _ties(model) != _ties(truth):
             return f"✗ on {label}: the tie is lost: to_empty makes a new Parameter per name; call the model's tie_weights() last."
+        if problem := _buffer_device_problem(label, torch.device("cpu")):
+            return problem
         mine, want = dict(model.named_buffers()), dict(truth.named_buffers())
         for name, value in want.items():
             if not torch.equal(mine[name], value):
