@@ -173,6 +173,36 @@ class _ClipHead(nn.Module):
         return self.logit_scale.exp() * image @ text.mT
 
 
+def _shared_norm():
+    """One BatchNorm1d used twice: its buffers under two names in state_dict(), once in named_buffers()."""
+    shared = nn.BatchNorm1d(4)
+    model = nn.Sequential(nn.Linear(3, 4), shared, nn.Linear(4, 4), shared)
+    model(torch.randn(5, 3))  # running statistics that are not the defaults
+    return model
+
+
+class _StepCounter(nn.Module):
+    """A module whose extra state is a dict it keeps updating, returned by reference (as real code does)."""
+
+    def __init__(self, width=3):
+        super().__init__()
+        self.proj = nn.Linear(width, width)
+        self.seen = {"steps": 0, "lengths": [4, 7]}
+
+    def forward(self, X):
+        return self.proj(X)
+
+    def get_extra_state(self):
+        return self.seen
+
+    def set_extra_state(self, state):
+        self.seen = state
+
+    def _train_step(self):
+        self.seen["steps"] += 1
+        self.seen["lengths"].append(5)
+
+
 def _on_meta(build):
     def built():
         with torch.device("meta"):
@@ -267,6 +297,12 @@ _LOCAL = [
         torch.float64,
     ),
     _Family(
+        "a model that uses one nn.BatchNorm1d twice",
+        _shared_norm,
+        lambda: (torch.randn(3, 3),),
+        "1",
+    ),
+    _Family(
         "a model without parameters",
         lambda: nn.Sequential(nn.ReLU(), nn.Flatten()),
         lambda: (torch.randn(3, 4),),
@@ -274,7 +310,17 @@ _LOCAL = [
     ),
 ]
 
-# On meta (check_freeze only: flags need no values).
+# Extra state that training keeps updating (check_snapshot, after the zoo's own extra state).
+_UPDATED_EXTRA_STATE = [
+    _Family(
+        "a model whose extra state is a dict it keeps updating",
+        _StepCounter,
+        lambda: (torch.randn(2, 3),),
+        "proj",
+    ),
+]
+
+# On meta (check_count_unique and check_freeze: counts and flags need no values).
 _META = [
     _Family(
         "a tied language model built on the meta device",
@@ -407,11 +453,19 @@ def _count_mistake(model, got):
     """Name the classic counting mistake that gives `got`, if one does."""
     expected = _reference_count_unique(model)
     others = [n for n, _ in model.named_parameters() if not n.endswith(("weight", "bias"))]
+    on_meta = any(p.is_meta for p in model.parameters())
 
     def tensors():
         return [t for t in model.state_dict().values() if isinstance(t, torch.Tensor)]
 
     candidates = [
+        (
+            lambda: got if on_meta and got in {t.numel() for t in [*model.parameters(), *tensors()]} else None,
+            (
+                "data_ptr() is 0 for every tensor on meta (and for empty ones), so memory addresses merge "
+                "different parameters there: dedupe by the Parameter object, as parameters() does"
+            ),
+        ),
         (
             lambda: sum(p.numel() for _, p in model.named_parameters(remove_duplicate=False)),
             "you count a tied weight once per name, as state_dict() and remove_duplicate=False list it; parameters() lists it once",
@@ -457,7 +511,7 @@ def _count_mistake(model, got):
 @checker
 def check_count_unique(answer):
     """count_unique(model) against the reference on the small models and the zoo (torch 2.6-2.15)."""
-    for family in [*_LOCAL, *_zoo()]:
+    for family in [*_LOCAL, *_META, *_zoo()]:
         model = _build(family)
         where = "on " + family.what + _dtype_note(family)
         try:
@@ -587,7 +641,11 @@ def _same_values(got, want):
 
 
 def _train_on(model):
-    """What training does to the model's state: every parameter and buffer changes in place."""
+    """What training does to the model's state: every parameter and buffer changes in place, and a module
+    that keeps extra state updates it (`_train_step`)."""
+    for module in model.modules():
+        if hasattr(module, "_train_step"):
+            module._train_step()
     with torch.no_grad():
         for tensor in [*model.parameters(), *model.buffers()]:
             if tensor.layout != torch.strided:
@@ -602,7 +660,7 @@ def _check_snapshot_keys(where, model, expected, snap):
     """The snapshot's keys are state_dict()'s; a Wrong names what is missing or extra."""
     missing = sorted(set(expected) - set(snap))
     extra = sorted(set(snap) - set(expected))
-    buffers = {n for n, _ in model.named_buffers()}
+    buffers = {n for n, _ in model.named_buffers(remove_duplicate=False)}
     params = {n for n, _ in model.named_parameters(remove_duplicate=False)}
     if missing and set(missing) <= buffers:
         raise Wrong(f"✗ {where} your snapshot misses the buffers {missing[:3]}: state_dict() holds them; start from it")
@@ -648,6 +706,11 @@ def _check_snapshot_restores(where, model, expected, snap):
             raise Wrong(
                 f"✗ {where} `{name}` changed when training went on: it shares memory with the live model; clone each tensor"
             )
+        if not isinstance(want, torch.Tensor) and snap[name] != want:
+            raise Wrong(
+                f"✗ {where} `{name}` (extra state) changed when training went on: get_extra_state() returned the "
+                "module's own object; copy such an entry with copy.deepcopy"
+            )
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -665,7 +728,7 @@ def _check_snapshot_restores(where, model, expected, snap):
 @checker
 def check_snapshot(answer):
     """snapshot(model) against the reference on the small models and the zoo; then training goes on and loading restores (torch 2.6-2.15)."""
-    for family in [*_LOCAL, *_zoo()]:
+    for family in [*_LOCAL, *_zoo(), *_UPDATED_EXTRA_STATE]:
         model = _build(family)
         where = "on " + family.what + _dtype_note(family)
         try:

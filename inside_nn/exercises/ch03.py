@@ -25,6 +25,7 @@ from inside_nn.exercises.ch03_models import (
     _groups_family,
     _init_family,
     _init_from_meta_family,
+    _left_on_meta_family,
     _quietly,
     _recording,
     _seed,
@@ -572,6 +573,23 @@ def _finished_problem(label, model, reference, where):
     return None
 
 
+def _leftover_problem(build_on_meta):
+    """The line for an answer that returns a model with a tensor still on meta instead of raising; else None."""
+    for label, make in _left_on_meta_family():
+        _seed(0)
+        checkpoint = _quietly(make).state_dict()
+        model, line, error = _call(build_on_meta, _recording(make, []), checkpoint)
+        if error is not None or line is not None:
+            continue  # it raised (or leaked, reported with the family): what the statement asks
+        left = _meta_left(model) if isinstance(model, nn.Module) else []
+        if left:
+            return (
+                f"✗ on {label}: `{left[0]}` is still on meta and build_on_meta returned the model: check "
+                "named_parameters() and named_buffers(), non-persistent ones included, and raise an error."
+            )
+    return None
+
+
 @checker
 def check_build_on_meta(build_on_meta):
     """Builds from a checkpoint through the answer and the reference; compares the models they return."""
@@ -612,6 +630,8 @@ def check_build_on_meta(build_on_meta):
                 return f"✗ on {label}: the model's output differs from the reference's."
         if leak:
             return leak
+    if problem := _leftover_problem(build_on_meta):
+        return problem
     return (
         "✓ correct: on BatchNorm, tied LMs, computed tables, nested buffers, a lazy head and the zoo's "
         "parametrized, pruned, half-precision models, in three dtypes: built on meta, loaded, buffers recomputed, "
@@ -795,6 +815,18 @@ def _reference_init_from_meta(make_model, device):
     return model
 
 
+def _buffer_device_problem(label, device):
+    """The line for an init_buffers call off meta that was not given `device`: the buffers land on the default
+    device (the CPU, or whatever the caller set), not where to_empty put the weights; else None."""
+    for argument, default in _buffer_calls:
+        if default != "meta" and (argument is None or _device_of(argument) != _device_of(device)):
+            return (
+                f"✗ on {label}: init_buffers got device={argument!r}; pass the device given, so the buffers are "
+                "computed where the weights are (the default device is the CPU, or what the caller set)."
+            )
+    return None
+
+
 @checker
 def check_init_from_meta(init_from_meta):
     """Compares the answer's model with a normal build from the same seed, bit for bit; to_empty's
@@ -805,6 +837,7 @@ def check_init_from_meta(init_from_meta):
         built_on = []
         torch.use_deterministic_algorithms(True)  # the harness restores the caller's setting
         _seed(seed)
+        _buffer_calls.clear()
         model, line, _ = _call(
             init_from_meta,
             _recording(make, built_on),
@@ -829,6 +862,8 @@ def check_init_from_meta(init_from_meta):
             return f"✗ on {label}: `{left[0]}` is still on meta: to_empty(device=...) gives every tensor storage."
         if _ties(model) != _ties(truth):
             return f"✗ on {label}: the tie is lost: to_empty makes a new Parameter per name; call the model's tie_weights() last."
+        if problem := _buffer_device_problem(label, torch.device("cpu")):
+            return problem
         mine, want = dict(model.named_buffers()), dict(truth.named_buffers())
         for name, value in want.items():
             if not torch.equal(mine[name], value):

@@ -553,3 +553,21 @@ def _init_from_meta_family():
             (torch.randn(2, 5, 16),),
         ),
     ]
+
+
+class _ConstantScale(nn.Module):
+    """A non-persistent buffer computed in __init__ that no init_buffers recomputes: built on meta and loaded
+    with assign=True, it stays on meta (the checkpoint does not hold it), so build_on_meta must raise."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.register_buffer("scale", torch.full((4,), 0.5), persistent=False)
+
+    def forward(self, x):
+        return self.proj(x) * self.scale
+
+
+def _left_on_meta_family():
+    """(label, factory): models that build_on_meta cannot finish; the statement asks for an error."""
+    return [("a model whose non-persistent buffer no init_buffers recomputes", _ConstantScale)]

@@ -378,6 +378,22 @@ def _tower_inputs(width, dtype):
     ]
 
 
+def _check_tower_layers_attribute(shown, tower, depth):
+    """The statement names the attribute: `self.layers`, a registered container of the depth layers."""
+    layers = tower._modules.get("layers")
+    if layers is None:
+        named = [
+            name for name, child in tower.named_children() if any(isinstance(m, nn.Linear) for m in child.modules())
+        ]
+        kept = ", ".join(f"self.{n}" for n in named[:3]) + (", ..." if len(named) > 3 else "")
+        raise Wrong(
+            f"✗ {shown} keeps its layers in {kept or 'no registered child'}; the statement names the attribute: keep "
+            "them in self.layers (an nn.ModuleList), so that state_dict() names them layers.0.weight, ..."
+        )
+    if sum(isinstance(m, nn.Linear) for _, m in layers.named_modules(remove_duplicate=False)) != depth:
+        raise Wrong(f"✗ {shown}: self.layers does not hold the {depth} nn.Linear layers; keep every layer in it")
+
+
 @checker
 def check_tower(Tower):
     """Tower(width, depth) against the reference: registered, independent Linear layers, init and RNG stream, forward on edge inputs, .to()."""
@@ -412,6 +428,7 @@ def check_tower(Tower):
             raise Wrong(
                 f"✗ {shown}: self.layers is a plain Python {type(tower.layers).__name__}, so parameters() misses layers; nn.Module never looks inside it, use nn.ModuleList"
             )
+        _check_tower_layers_attribute(shown, tower, depth)
         linears = [m for m in tower.modules() if isinstance(m, nn.Linear)]
         uses = [m for _, m in tower.named_modules(remove_duplicate=False) if isinstance(m, nn.Linear)]
         if depth > 1 and len(uses) == depth and len({id(m) for m in uses}) < depth:
@@ -494,8 +511,14 @@ def _positive_cases():
     def frozen():
         return nn.Linear(5, 3).requires_grad_(False)
 
+    def far():
+        layer = nn.Linear(6, 4)
+        nn.init.uniform_(layer.weight, -30.0, 30.0)
+        return layer
+
     cases = [
         ("nn.Linear(6, 4) with weights in [-3, 3]", spread, False),
+        (_FAR, far, False),
         ("a zero-initialized nn.Linear(4, 3, bias=False)", zeros, False),
         ("nn.Conv2d(2, 3, 3)", lambda: nn.Conv2d(2, 3, 3), False),
         ("a float64 nn.Linear(3, 2)", lambda: nn.Linear(3, 2).double(), False),
@@ -507,6 +530,12 @@ def _positive_cases():
         if name in zoo.MODELS:
             cases.append((f"the zoo's `{name}` {kind}", _zoo_layer(name, kind), False))
     return cases
+
+
+# Weights far from 0, as a layer trained for long (or a scale near 30) has them: a map must stay finite, > 0
+# and with a nonzero, finite gradient there (sigmoid's is 0 in float32, 1 + tanh is 0); no SGD steps, whose
+# updates by a gradient as large as exp(30) would leave any map's range.
+_FAR = "nn.Linear(6, 4) with weights in [-30, 30]"
 
 
 def _spread_bf16():
@@ -560,6 +589,7 @@ def _check_positive_registered(what, layer, reference, weight_before, frozen, be
         "grads",
         "training",
         "hooks",
+        "attributes",
     ):  # the parametrization's own modules aside
         setattr(
             now,
@@ -569,6 +599,13 @@ def _check_positive_registered(what, layer, reference, weight_before, frozen, be
     changed = rest.difference(now)
     if changed:
         raise Wrong(f"✗ on {what} make_positive {changed}; it changes nothing but the weight")
+
+
+_FAR_HINT = ", or a map that saturates: sigmoid(W) is flat, in float32, at large |W|"
+_FAR_ZERO = (
+    ": at large |W| the map rounds to 0 in float32 (log(1 + exp(W)), 1 + tanh(W) and elu(W) + 1 do below -17); "
+    "F.softplus, which computes log1p(exp(W)), stays > 0"
+)
 
 
 def _check_positive_trains(what, layer, weight):
@@ -594,8 +631,16 @@ def _check_positive_trains(what, layer, weight):
     if original.grad is None or stuck:
         stuck = stuck or original.numel()
         raise Wrong(
-            f"✗ on {what} {stuck} of {original.numel()} entries get zero gradient, so they can never move (clamp/relu below its bound, abs or a square at 0); use a smooth map such as softplus or exp"
+            f"✗ on {what} {stuck} of {original.numel()} entries get zero gradient, so they can never move (clamp/relu below its bound, abs or a square at 0{_FAR_HINT if what == _FAR else ''}); use a smooth map such as softplus or exp"
         )
+    broken = int((~torch.isfinite(original.grad)).sum())
+    if broken:
+        raise Wrong(
+            f"✗ on {what} {broken} of {original.numel()} entries get a NaN or inf gradient (log(1 + exp(W)) overflows "
+            "for large W): use F.softplus, which switches to W itself there"
+        )
+    if what == _FAR:
+        return
     optimizer = torch.optim.SGD(layer.parameters(), lr=0.1)
     for _ in range(10):
         optimizer.zero_grad()
@@ -632,6 +677,12 @@ def check_make_positive(make_positive):
         if not (weight > 0).all():
             raise Wrong(
                 f"✗ on {what} {int((~(weight > 0)).sum())} of {weight.numel()} weights are not > 0 right after make_positive"
+                + (_FAR_ZERO if what == _FAR else "")
+            )
+        if not torch.isfinite(weight).all():
+            raise Wrong(
+                f"✗ on {what} {int((~torch.isfinite(weight)).sum())} of {weight.numel()} weights are inf or NaN right "
+                "after make_positive: the map overflows for large stored entries; F.softplus stays finite"
             )
         if frozen:
             continue

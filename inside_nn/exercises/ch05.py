@@ -214,6 +214,8 @@ def _checkpoint_files(tmp):
     torch.save(torch.arange(6.0).reshape(2, 3), tmp / "tensor.pt")
     _saved_on(tmp / "state.pt", tmp / "gpu0.pt", "cuda:0")
     _saved_on(tmp / "run.pt", tmp / "gpu1-run.pt", "cuda:1")
+    _saved_on(tmp / "dtypes.pt", tmp / "xpu0.pt", "xpu:0")  # beyond CUDA: an Intel GPU
+    _saved_on(tmp / "tensor.pt", tmp / "hpu0.pt", "hpu:0")  # an Intel Gaudi, an out-of-tree backend
     whole = (tmp / "run.pt").read_bytes()
     (tmp / "truncated.pt").write_bytes(whole[: len(whole) // 2])
     (tmp / "zero-length.pt").write_bytes(b"")
@@ -231,6 +233,8 @@ def _checkpoint_files(tmp):
         ),
         ("empty-dict.pt", "an empty state_dict"),
         ("tensor.pt", "a bare tensor"),
+        ("xpu0.pt", "a state_dict saved on xpu:0"),
+        ("hpu0.pt", "a tensor saved on hpu:0 (Intel Gaudi)"),
         ("truncated.pt", "a download cut off halfway"),
         ("zero-length.pt", "a zero-length file"),
         ("error-page.pt", "an HTML error page saved as .pt"),
@@ -238,6 +242,8 @@ def _checkpoint_files(tmp):
 
 
 _DAMAGED = {"truncated.pt", "zero-length.pt", "error-page.pt"}
+# What torch.load raises where it restores a storage to the location the file names, on a machine without it.
+_RESTORE_ERRORS = ("deserialize object on", "device module is not registered", "Storage device not recognized")
 
 
 def _keeping_allowlist(load_checkpoint):
@@ -305,9 +311,10 @@ def check_load_checkpoint(load_checkpoint):
                             "file for a checkpoint"
                         )
                     continue
-                if error is not None and "deserialize object on" in str(error):
+                if error is not None and any(clue in str(error) for clue in _RESTORE_ERRORS):
                     raise Wrong(
                         f"✗ {case}: torch.load put tensors back on the GPU the file names; pass map_location=device"
+                        + ("" if "cuda" in file or "gpu" in file else ", which sends every location there, not a list")
                     )
                 if error is not None:
                     raise Wrong(f"✗ {case} you raised {type(error).__name__}: {error}"[:200])

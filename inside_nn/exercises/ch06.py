@@ -63,6 +63,7 @@ def check_try_accelerator(try_accelerator):
         ("xpu", 1, None),
         ("xpu", 2, None),
         ("mps", 1, None),
+        ("mtia", 2, None),  # an accelerator beyond CUDA, XPU and MPS: torch.accelerator knows it
     ]
     for release in ("2.6", "2.7+"):
         for kind, count, build in machines:
@@ -95,6 +96,11 @@ def check_try_accelerator(try_accelerator):
                     hint = "a CUDA build without a GPU still names cuda: ask device_count() or is_available()"
                 elif expected.type == "cpu":
                     hint = "that device does not exist: compare i with torch.accelerator.device_count()"
+                elif got.type == "cpu" and kind not in ("cuda", "xpu", "mps"):
+                    hint = (
+                        "ask torch.accelerator (current_accelerator().type), which knows every accelerator, "
+                        "rather than a fixed list of backends"
+                    )
                 elif got.type == "cpu":
                     hint = "ask torch.accelerator (current_accelerator().type) rather than torch.cuda"
                 else:
@@ -130,6 +136,18 @@ class _Pair(NamedTuple):
     image: torch.Tensor
     label: torch.Tensor
     name: str = "sample"
+
+
+class _Encoding(dict):
+    """A tokenizer's output as some code bases shape it: a dict subclass that keeps one more attribute."""
+
+    def __init__(self, data=None, n_sequences=1):
+        super().__init__(data or {})
+        self.n_sequences = n_sequences
+
+
+class _Tokens(list):
+    """A list subclass (a batch of token lists, say)."""
 
 
 def _hf_batch(name):
@@ -188,6 +206,14 @@ def _batches():
             [t(2, dtype=torch.float64), t(3, dtype=torch.int8), t(2) > 0, t(0, 4)],
         ),
         ("empty containers", {"none": [], "nothing": {}, "unit": ()}),
+        (
+            "a dict subclass (a tokenizer's BatchEncoding-like output) holding a list subclass",
+            _Encoding({"input_ids": _Tokens([t(2), t(2)]), "attention_mask": t(2, 2)}),
+        ),
+        (
+            "containers whose first item is not a tensor, and a torch.Size",
+            [None, {"name": "x", "x": t(2)}, ("tag", t(1)), torch.Size([2, 3])],
+        ),
     ]
     if np is not None:
         batches.append(("a NumPy array beside a tensor", {"x": t(2), "raw": np.arange(3.0)}))
@@ -289,13 +315,15 @@ def _compare(got, expected, path="the result"):
     return None
 
 
-def _to_device_hint(difference):
+def _to_device_hint(difference, what=""):
     if "came back as a dict; expected an OrderedDict" in difference:
         return "rebuild a mapping with its own type, type(batch)(...), so an OrderedDict stays one"
     if "expected a _Pair" in difference:
         return "a namedtuple takes its fields as separate arguments: type(batch)(*values)"
     if "came back as a Tensor; expected a ndarray" in difference:
         return "leave what is not a tensor as it is: a NumPy array too"
+    if "came back as a dict; expected" in difference:
+        return "rebuild a mapping with its own type, type(batch)(...), so a dict subclass stays one"
     if "came back as" in difference:
         return "rebuild each list and tuple with its own type"
     if "non_blocking=None" in difference:
@@ -310,6 +338,11 @@ def _to_device_hint(difference):
         return "tensor.to() keeps the layout: don't make the tensor contiguous"
     if " has shape " in difference or " has other values" in difference:
         return "move each tensor as it is"
+    if " is on cpu; expected " in difference and "subclass" in what:
+        return (
+            "a dict or list subclass is a dict or list too: test with isinstance and rebuild it with its own type "
+            "(torch.utils._pytree leaves a subclass it does not know as one unmoved leaf)"
+        )
     if " is on cpu; expected " in difference:
         if difference.startswith("the result is on") or "'image'" in difference:
             return "tensor.to() returns a copy (module.to() is the one that works in place): use what it returns"
@@ -348,12 +381,14 @@ def check_to_device(to_device):
                 hint = "leave non-tensor values, such as strings, as they are, and accept non_blocking="
                 if isinstance(batch, tuple) and hasattr(batch, "_fields") or "_Pair" in str(error):
                     hint = "a namedtuple takes its fields as separate arguments: type(batch)(*values)"
+                elif isinstance(error, TypeError) and "Size" in what:
+                    hint = "a torch.Size is a tuple but not a namedtuple (no `_fields`): rebuild it from one iterable"
                 raise Wrong(f"✗ {case} raised {type(error).__name__}: {error} ({hint})")
             if not _same_fingerprint(_fingerprint(batch), before):
                 raise Wrong(f"✗ {case} changed the caller's batch: build new containers instead of assigning into them")
             difference = _compare(got, expected)
             if difference:
-                raise Wrong(f"✗ {case}: {difference} ({_to_device_hint(difference)})")
+                raise Wrong(f"✗ {case}: {difference} ({_to_device_hint(difference, what)})")
     return (
         "✓ correct: every tensor moved with non_blocking as asked; dicts, OrderedDicts, namedtuples, lists and "
         "tuples rebuilt; the rest and the input untouched"
@@ -391,7 +426,7 @@ def _timed(answer, kind, count, device):
         result, error = simulated(fn, device), None
     else:
         result, error = attempt(simulated, fn, device)
-    return result, error, vt.reads + vt.events, len(calls)
+    return result, error, vt.reads + vt.events, len(calls), vt.wall_reads
 
 
 @checker
@@ -408,11 +443,12 @@ def check_time_call(time_call):
         ("xpu", 1, torch.device("xpu")),
         ("mps", 1, torch.device("mps")),
         ("cuda", 1, torch.device("cpu")),
+        ("mtia", 1, torch.device("mtia")),  # beyond CUDA, XPU and MPS
     ]
-    passed_cuda = False
+    passed_cuda, repeated = False, None
     for kind, count, device in cases:
         expected, *_ = _timed(_reference_time_call, kind, count, device)
-        got, error, reads, answer_calls = _timed(time_call, kind, count, device)
+        got, error, reads, answer_calls, wall_reads = _timed(time_call, kind, count, device)
         where = f"on {describe_machine(kind, count, '2.6-2.15') if kind else 'a CPU-only machine'}, timing {device}"
         if error is not None:
             hint = ""
@@ -425,8 +461,14 @@ def check_time_call(time_call):
             raise Wrong(f"✗ {where}, time_call raised {type(error).__name__}: {error}{hint}")
         if isinstance(got, bool) or not isinstance(got, (int, float)):
             raise Wrong(f"✗ {where}, time_call returned {got!r}: return the seconds as a float")
+        if wall_reads:
+            raise Wrong(
+                f"✗ {where}, time_call read time.time(), the wall clock, which NTP can set back or forward "
+                "while fn runs (and which is coarse on some systems): read time.perf_counter()"
+            )
         if 0.5 * expected <= got <= 1.5 * expected:
             passed_cuda = passed_cuda or device.type == "cuda"
+            repeated = repeated or (answer_calls > 1 and (where, answer_calls))
             continue
         measured = f"{where}, your time_call measured {got * 1e3:.4g} ms for a call that takes 20 ms"
         if got > 100 * expected:
@@ -446,6 +488,11 @@ def check_time_call(time_call):
         else:
             hint = "work queued before the call was counted: synchronize before reading the start time too"
         raise Wrong(f"✗ {measured}: {hint}")
+    if repeated:
+        raise Wrong(
+            f"✗ {repeated[0]}, time_call called fn() {repeated[1]} times: time exactly one call (fn may be a "
+            "training step, which must run once; repeat the measurement outside time_call)"
+        )
     return "✓ correct: a 20 ms call measured as such behind earlier work on CUDA (cuda:1 too), XPU, MPS and the CPU"
 
 

@@ -10,6 +10,7 @@ empty ones, NaN and inf; state dicts come from `inside_nn.zoo`'s real architectu
 
 # Names a reader's answer may use as if the notebook had imported them (the checker cell imports
 # this module's checkers; the tests run answers beside this module's names).
+import contextlib
 import copy
 import functools
 import threading
@@ -22,6 +23,7 @@ from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
 
 from inside_nn import pick_device, zoo
 from inside_nn.exercises.harness import Wrong, attempt, checker
+from inside_nn.exercises.simulated_devices import SimulatedDevices, device_of
 
 device = pick_device()
 
@@ -43,12 +45,14 @@ class _FakeWork:
         return self.waited
 
 
-def _fake_all_reduces(timeout_s=2.0):
+def _fake_all_reduces(timeout_s=2.0, backend="gloo"):
     """Two thread 'ranks' whose all_reduce behaves like torch.distributed.all_reduce of torch 2.6-2.15.
 
     It honours op= (SUM, AVG, PRODUCT, MIN, MAX; AVG as NCCL computes it, gloo refuses it), async_op=True
     (the result lands at .wait(), as with a real Work object), and group= None or dist.group.WORLD; any
     other group, or an op it does not know, is refused with a clear error. Every call is logged per rank.
+    With backend "nccl" (the ranks' tensors on simulated GPUs), a tensor on the CPU is refused, as a
+    process group with NCCL alone refuses it.
     """
     slots, barrier, log = (
         [None, None],
@@ -69,6 +73,8 @@ def _fake_all_reduces(timeout_s=2.0):
                 raise ValueError("this checker simulates the default group only: pass group=None")
             if op not in combine:
                 raise ValueError(f"this checker's all_reduce does not support op={op}")
+            if backend == "nccl" and device_of(tensor).type == "cpu":
+                raise RuntimeError("No backend type associated with device type cpu")
             slots[rank] = tensor.detach().clone()
             barrier.wait()
             result = combine[op](slots[0], slots[1]).to(tensor.dtype)
@@ -90,30 +96,35 @@ class _Leak(Exception):
     """The answer left its rank's thread in another grad or inference mode."""
 
 
-def _on_two_ranks(add_batch_over_ranks, trackers, batches):
+def _on_two_ranks(add_batch_over_ranks, trackers, batches, backend="gloo"):
     """One call `attempt` can run: every step of both ranks, rank r in thread r, with rank r's
-    tracker and batches. Returns (each rank's failure, each rank's log of all_reduce calls)."""
+    tracker and batches. Returns (each rank's failure, each rank's log of all_reduce calls).
+    With backend "nccl", rank r runs inside a simulation of cuda:r (`SimulatedDevices`)."""
 
     @functools.wraps(add_batch_over_ranks, updated=())
     def ranks():
-        all_reduces, barrier, log = _fake_all_reduces()
+        all_reduces, barrier, log = _fake_all_reduces(backend=backend)
         failures = [None, None]
 
         def run(rank):
             try:
-                for x in batches[rank]:
-                    modes = torch.is_grad_enabled(), torch.is_inference_mode_enabled()
-                    add_batch_over_ranks(trackers[rank], x, all_reduces[rank])
-                    if (
-                        torch.is_grad_enabled(),
-                        torch.is_inference_mode_enabled(),
-                    ) != modes:
-                        raise _Leak
+                with SimulatedDevices() if backend == "nccl" else contextlib.nullcontext():
+                    _steps(rank)
             except threading.BrokenBarrierError as error:
                 failures[rank] = error
             except BaseException as error:  # noqa: BLE001 (the reader's own, reported)
                 failures[rank] = error
                 barrier.abort()
+
+        def _steps(rank):
+            for x in batches[rank]:
+                modes = torch.is_grad_enabled(), torch.is_inference_mode_enabled()
+                add_batch_over_ranks(trackers[rank], x, all_reduces[rank])
+                if (
+                    torch.is_grad_enabled(),
+                    torch.is_inference_mode_enabled(),
+                ) != modes:
+                    raise _Leak
 
         threads = [  # daemons: a rank stuck in the answer cannot keep the process alive
             threading.Thread(target=run, args=(rank,), daemon=True) for rank in range(2)
@@ -144,19 +155,33 @@ def _reference_add_batch_over_ranks(tracker, x, all_reduce):
 
 
 class _Case:
-    """Per-rank batches (per step), whether they require grad, the trackers' start and dtypes."""
+    """Per-rank batches (per step), whether they require grad, the trackers' start and dtypes; `backend`
+    "nccl" puts rank r's batches and tracker on a simulated cuda:r; `count_first` registers `count` before
+    `total` (the statement names the buffers; their order is not given)."""
 
-    def __init__(self, what, batches, start=0.0, dtype=torch.float32, grad=False):
+    def __init__(self, what, batches, start=0.0, dtype=torch.float32, grad=False, backend="gloo", count_first=False):
         self.what, self.start, self.dtype = what, start, dtype
+        self.backend, self.count_first = backend, count_first
         self.features = batches[0][0].shape[1]
         self.batches = [[x.requires_grad_() if grad and x.is_floating_point() else x for x in rank] for rank in batches]
         self.x_dtype = batches[0][0].dtype
+        self._place(self.batches)
+
+    def _place(self, per_rank):
+        """Tag rank r's tensors as on cuda:r (backend "nccl")."""
+        if self.backend == "nccl":
+            for rank, tensors in enumerate(per_rank):
+                for t in tensors:
+                    t._sim_device = torch.device("cuda", rank)
 
     def trackers(self):
         trackers = [nn.Module() for _ in range(2)]
         for tracker in trackers:
-            tracker.register_buffer("total", torch.full((self.features,), self.start, dtype=self.dtype))
-            tracker.register_buffer("count", torch.tensor(self.start * 4, dtype=self.dtype))
+            total = torch.full((self.features,), self.start, dtype=self.dtype)
+            count = torch.tensor(self.start * 4, dtype=self.dtype)
+            for name, tensor in [("count", count), ("total", total)][:: 1 if self.count_first else -1]:
+                tracker.register_buffer(name, tensor)
+        self._place([list(t.buffers()) for t in trackers])
         return trackers
 
 
@@ -205,6 +230,30 @@ def _statistic_cases():
         "a MoE block's hidden states in bfloat16, 16 features, 9 and 7 tokens",
         [[hidden[:9].to(torch.bfloat16)], [hidden[9:].to(torch.bfloat16)]],
     )
+    yield _Case(
+        f"two GPUs with NCCL (rank r on cuda:r), 3 features, {sizes(([2, 3], [4, 1]))}",
+        batches(3, ([2, 3], [4, 1])),
+        backend="nccl",
+    )
+    yield _Case(
+        f"a tracker that registered `count` before `total`, 2 features, {sizes(([3], [2]))}",
+        batches(2, ([3], [2])),
+        count_first=True,
+    )
+
+
+def _raised_hint(case, error):
+    """What an error on a case built for one trap means."""
+    if case.backend == "nccl" and "device type cpu" in str(error):
+        return (
+            " (NCCL reduces tensors on the GPU only: make the count where the batch is, "
+            "torch.tensor(len(x), device=x.device))"
+        )
+    if case.count_first:
+        return (
+            " (use the buffers by the names the statement gives, tracker.total and tracker.count, not by their order)"
+        )
+    return ""
 
 
 def _count_hint(case, count, expected_count):
@@ -278,10 +327,10 @@ def check_add_batch_over_ranks(add_batch_over_ranks):
     """Two simulated ranks (threads) with batches of different sizes and dtypes; compared with the reference."""
     for case in _statistic_cases():
         expected = case.trackers()
-        _on_two_ranks(_reference_add_batch_over_ranks, expected, case.batches)()
+        _on_two_ranks(_reference_add_batch_over_ranks, expected, case.batches, case.backend)()
         trackers = case.trackers()
         inputs_before = [[x.detach().clone() for x in rank] for rank in case.batches]
-        (failures, log), _ = attempt(_on_two_ranks(add_batch_over_ranks, trackers, case.batches))
+        (failures, log), _ = attempt(_on_two_ranks(add_batch_over_ranks, trackers, case.batches, case.backend))
         on = f"on {case.what}"
         if any(isinstance(f, _Leak) for f in failures):
             raise Wrong(
@@ -290,7 +339,7 @@ def check_add_batch_over_ranks(add_batch_over_ranks):
             )
         own = [f for f in failures if f is not None and not isinstance(f, threading.BrokenBarrierError)]
         if own:
-            raise Wrong(f"✗ {on} your function raised {type(own[0]).__name__}: {own[0]}")
+            raise Wrong(f"✗ {on} your function raised {type(own[0]).__name__}: {own[0]}{_raised_hint(case, own[0])}")
         if any(failures) or len(log[0]) != len(log[1]):
             raise Wrong(
                 f"✗ {on} the ranks called all_reduce {len(log[0])} and {len(log[1])} times; in a real job the extra call hangs: call it the same number of times on every rank"

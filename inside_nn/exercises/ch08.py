@@ -13,6 +13,7 @@ model as it found it (`harness.ModelState`: parameters, buffers, flags, hooks, g
 # this module's checkers; the tests run answers beside this module's names).
 import contextlib  # noqa: F401
 import io  # noqa: F401
+from collections import OrderedDict
 
 import torch
 from torch import nn
@@ -169,12 +170,12 @@ def _plain_cases():
         ),
         ("a plain tensor on submodule `1` and on the root", _nested_plain),
         (
-            "a list of two tensors",
-            lambda: _module(history=[torch.zeros(2), torch.ones(2)]),
+            "a list of two tensors after a None",
+            lambda: _module(history=[None, torch.zeros(2), torch.ones(2)]),
         ),
         (
-            "a dict holding a tensor",
-            lambda: _module(stats={"mean": torch.zeros(2), "n": 3}),
+            "an OrderedDict holding a number, then a tensor",
+            lambda: _module(stats=OrderedDict(n=3, mean=torch.zeros(2))),
         ),
         (
             "an nn.Parameter kept in a plain list",
@@ -259,6 +260,14 @@ def _shared_buffer():
     return nn.ModuleDict({"first": first, "second": second})
 
 
+def _bert_and_shared_norm_on_meta():
+    """BERT and a module used twice, on meta: the shared buffers are sent once, and every data_ptr() is 0."""
+    with torch.device("meta"):
+        shared = nn.BatchNorm1d(6)
+        norms = nn.Sequential(nn.Linear(3, 6), shared, nn.Linear(6, 6), shared)
+    return nn.ModuleDict({"bert": _zoo("bert", device="meta")(), "norms": norms})
+
+
 def _view_buffer():
     table = torch.arange(20.0)
     return _with_buffers(("window", table[:4], True))
@@ -295,7 +304,7 @@ def _buffer_cases():
         ("a quantization-aware net (uint8 flags, int32 zero points)", _zoo("qat")),
         ("a VQ-VAE in float16 (EMA codebook buffers)", _zoo("vq-ema")),
         ("CycleGAN's InstanceNorm (None buffer slots)", _zoo("cyclegan")),
-        ("BERT on the meta device", _zoo("bert", device="meta")),
+        ("BERT and a BatchNorm1d used twice, on the meta device", _bert_and_shared_norm_on_meta),
     ]
 
 
@@ -320,6 +329,19 @@ def check_ddp_buffer_bytes(ddp_buffer_bytes):
         (
             lambda got, exp, model: got == 2 * exp,
             "a buffer shared by two modules is one tensor, sent once",
+        ),
+        (
+            lambda got, exp, model: got < exp and any(b.is_meta for b in model.buffers()),
+            (
+                "on meta every data_ptr() is 0, so addresses merge different buffers: tell them apart by the object "
+                "(model.buffers() yields each once)"
+            ),
+        ),
+        (
+            lambda got, exp, model: (
+                got > exp and len(list(model.named_modules(remove_duplicate=False))) > len(list(model.modules()))
+            ),
+            "a module used twice holds its buffers once: DDP sends them once (model.buffers() yields each once)",
         ),
         (
             lambda got, exp, model: (

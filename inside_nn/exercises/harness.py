@@ -14,7 +14,8 @@ A checker is a function of the reader's answer that prints exactly one line: "âœ
   gets a line too, not a notebook-stopping SystemExit. An exercise that must draw random numbers passes `allow={"rng"}` and checks
   the draws itself, against the reference.
 - `ModelState`: what an answer could change on the caller's model (each parameter's object, values,
-  dtype, device and flag; buffers; train/eval flags; hooks), with the first difference in words.
+  dtype, device and flag; buffers; train/eval flags; hooks; each module's class and the methods and
+  attributes set on the instance itself), with the first difference in words.
 - `dtypes_for(device)`: the floating dtypes a family is drawn in (float32, float64 and bfloat16).
 
 Wrong answers are reported, never raised: a reader gets one line that says what is wrong.
@@ -333,6 +334,7 @@ class ModelState:
         self.grads = [
             (n, None if p.grad is None else _copy(p.grad)) for n, p in model.named_parameters(remove_duplicate=False)
         ]
+        self.attributes = [(n, type(m), dict(_own_attributes(m))) for n, m in model.named_modules()]
 
     def difference(self, other: ModelState, same_objects: bool = True) -> str | None:
         """The first way `other` (the model now) differs from this state, in words, or None."""
@@ -360,7 +362,40 @@ class ModelState:
         for (name, grad), (_, new_grad) in zip(self.grads, other.grads):
             if (grad is None) != (new_grad is None) or (grad is not None and not _equal(grad, new_grad)):
                 return f"changed the gradient of `{name}`"
-        return None
+        return _patched(self.attributes, other.attributes)
+
+
+_MODULE_INTERNALS = frozenset(vars(nn.Module()))
+
+
+def _own_attributes(module: nn.Module):
+    """(name, value) of what the instance itself holds beyond nn.Module's tables: plain attributes, and
+    methods assigned on the instance (`module.forward = ...`), which a later forward, train() or save runs."""
+    return ((k, v) for k, v in vars(module).items() if k not in _MODULE_INTERNALS)
+
+
+def _legitimate_class_change(old: type, new: type) -> bool:
+    """A lazy module that became its `cls_to_become`, or a parametrized layer's injected subclass."""
+    lazy = issubclass(old, nn.modules.lazy.LazyModuleMixin) and new is getattr(old, "cls_to_become", None)
+    return lazy or (new.__bases__ == (old,) and new.__name__ == f"Parametrized{old.__name__}")
+
+
+def _patched(before: list, after: list) -> str | None:
+    """The first method patched, or attribute added, on one of the caller's module instances, in words."""
+    for (path, old_type, old), (_, new_type, new) in zip(before, after):
+        where = f"`{path}`" if path else "the model"
+        if old_type is not new_type and not _legitimate_class_change(old_type, new_type):
+            return f"changed the class of {where} to {new_type.__name__} on the instance"
+        for key, value in new.items():
+            if key not in old:
+                kind = "method" if callable(value) else "attribute"
+                return f"added the {kind} `{key}` to {where} on the instance (a later train(), forward or save sees it)"
+            if value is not old[key] and (callable(value) or callable(old[key])):
+                return (
+                    f"replaced the method `{key}` of {where} on the instance (a later train(), forward or save "
+                    "runs the replacement)"
+                )
+    return None
 
 
 def _copy(t: torch.Tensor):

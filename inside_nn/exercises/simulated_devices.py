@@ -121,6 +121,8 @@ def machine(kind, count, release="2.7+", build=None):
         (torch.mps, "device_count"): lambda: count if kind == "mps" else 0,
         (torch.xpu, "is_available"): lambda: kind == "xpu" and count > 0,
         (torch.xpu, "device_count"): lambda: count if kind == "xpu" else 0,
+        (torch.mtia, "is_available"): lambda: kind == "mtia" and count > 0,
+        (torch.mtia, "device_count"): lambda: count if kind == "mtia" else 0,
     }
     del only
     return fakes, state
@@ -455,7 +457,8 @@ def device_of(t):
 class VirtualTime:
     """A simulated clock and per-device queues, as torch 2.6 to 2.15 time them (no real sleeping).
 
-    Replaces time.perf_counter/perf_counter_ns/monotonic/time and timeit.default_timer (so
+    Replaces time.perf_counter/perf_counter_ns/monotonic, time.time/time_ns (a wall clock that NTP sets back
+    by 1 s after its first read) and timeit.default_timer (so
     torch.utils.benchmark.Timer reads it too), torch.accelerator.synchronize (positional-only device, like
     the real one: an int, a str or a torch.device of the current accelerator's type, or the current device),
     torch.cuda/xpu/mps.synchronize (refused, as on a build without them, on another machine), torch.Event(device=,
@@ -470,6 +473,7 @@ class VirtualTime:
         self.kind, self.count = kind, count
         self.now = 100.0
         self.reads = 0
+        self.wall_reads = 0
         self.events = 0
         self.busy = collections.defaultdict(float)  # device -> when its queue runs dry
         self.machine, self.state = machine(kind, count)
@@ -478,6 +482,11 @@ class VirtualTime:
         self.reads += 1
         self.now += 1e-6
         return self.now
+
+    def wall_clock(self):
+        """time.time(): the wall clock, which NTP may set back while a call runs (here by 1 s after its first read)."""
+        self.wall_reads += 1
+        return self.clock() - (1.0 if self.wall_reads > 1 else 0.0)
 
     def index_of(self, device, kind=None):
         kind = kind or self.kind
@@ -652,7 +661,8 @@ class VirtualTime:
                 (time, "perf_counter"): self.clock,
                 (time, "perf_counter_ns"): lambda: int(self.clock() * 1e9),
                 (time, "monotonic"): self.clock,
-                (time, "time"): self.clock,
+                (time, "time"): self.wall_clock,
+                (time, "time_ns"): lambda: int(self.wall_clock() * 1e9),
                 (timeit, "default_timer"): self.clock,
                 **self._synchronize_fakes(),
                 (torch, "Event"): Event,

@@ -26,7 +26,7 @@ def count_unique(model):
     unique = {t.data_ptr(): t.numel() for n, t in model.state_dict().items() if n in names}
     return sum(unique.values())
 """,
-        "✓ correct",
+        "data_ptr() is 0 for every tensor on meta",  # issue 37: a model built on meta
     ),
     (
         "count-named-parameters-loop",
@@ -413,7 +413,7 @@ def count_unique(model):
     by_storage = {p.untyped_storage().data_ptr(): p for p in model.parameters()}
     return sum(p.numel() for p in by_storage.values())
 """,
-        "✓ correct",
+        "data_ptr() is 0 for every tensor on meta",  # issue 37: a model built on meta
     ),
     (
         "count-math-prod-shapes",
@@ -924,7 +924,7 @@ def freeze(module):
     module.requires_grad_(False)
     module.forward = torch.no_grad()(module.forward)
 """,
-        "after a backward pass these got gradients",
+        "added the method `forward`",
     ),
     # --- count_unique: more answers written differently, and more mistakes readers make ---
     (
@@ -962,7 +962,7 @@ def count_unique(model):
 def count_unique(model):
     return sum({p.data_ptr(): p.numel() for p in model.parameters()}.values())
 """,
-        "✓ correct",
+        "data_ptr() is 0 for every tensor on meta",  # issue 37: a model built on meta
     ),
     (
         "count-skips-scalars",
@@ -1066,5 +1066,65 @@ def snapshot(model):
     return out
 """,
         "✗ on the zoo's `extra-state`",  # crashes on get_extra_state()'s non-tensor entry
+    ),
+    # --- issue 37: categories the families never tried ---
+    (
+        "count-dedup-by-data-ptr",
+        "check_count_unique(count_unique)",
+        """
+def count_unique(model):
+    sizes = {p.data_ptr(): p.numel() for p in model.parameters()}  # one entry per memory
+    return sum(sizes.values())
+""",
+        "data_ptr() is 0 for every tensor on meta",
+    ),
+    (
+        "freeze-patches-train",
+        "check_freeze(freeze)",
+        """
+def freeze(module):
+    module.requires_grad_(False)
+    module.train = lambda mode=True: module  # frozen statistics too: a later model.train() leaves it alone
+""",
+        "added the method `train`",
+    ),
+    (
+        "snapshot-adds-restore-method",
+        "check_snapshot(snapshot)",
+        """
+import copy
+
+
+def snapshot(model):
+    saved = {k: v.clone() if isinstance(v, torch.Tensor) else copy.deepcopy(v) for k, v in model.state_dict().items()}
+    model.restore = lambda: model.load_state_dict(saved)  # handy: model.restore()
+    return saved
+""",
+        "added the method `restore`",
+    ),
+    (
+        "snapshot-extra-state-by-reference",
+        "check_snapshot(snapshot)",
+        """
+def snapshot(model):
+    return {k: v.detach().clone() if isinstance(v, torch.Tensor) else v for k, v in model.state_dict().items()}
+""",
+        "(extra state) changed when training went on",
+    ),
+    (
+        "snapshot-buffers-once",
+        "check_snapshot(snapshot)",
+        """
+import copy
+
+
+def snapshot(model):
+    kept = model.state_dict()
+    snap = {n: p.detach().clone() for n, p in model.named_parameters(remove_duplicate=False)}
+    snap.update({n: b.clone() for n, b in model.named_buffers() if n in kept})
+    snap.update({n: copy.deepcopy(v) for n, v in kept.items() if not isinstance(v, torch.Tensor)})
+    return snap
+""",
+        "misses the buffers",
     ),
 ]

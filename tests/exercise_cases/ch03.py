@@ -515,7 +515,7 @@ def build_on_meta(make_model, state_dict):
         + """
     return model
 """,
-        "✓ correct",
+        "is still on meta and build_on_meta returned the model",  # issue 37: the statement asks for an error
     ),
     (
         "meta-buffers-before-load",
@@ -535,7 +535,7 @@ def build_on_meta(make_model, state_dict):
         tie()
     return model
 """,
-        "✓ correct",
+        "is still on meta and build_on_meta returned the model",  # issue 37: the statement asks for an error
     ),
     (
         "meta-named-modules-apply",
@@ -553,7 +553,7 @@ def build_on_meta(make_model, state_dict):
         net.tie_weights()
     return net
 """,
-        "✓ correct",
+        "is still on meta and build_on_meta returned the model",  # issue 37: the statement asks for an error
     ),
     (
         "meta-built-on-cpu",
@@ -751,7 +751,7 @@ def build_on_meta(make_model, state_dict):
         model.tie_weights()
     return model
 """,
-        "✓ correct",
+        "is still on meta and build_on_meta returned the model",  # issue 37: the statement asks for an error
     ),
     (
         "meta-init-buffers-without-device",
@@ -1201,7 +1201,7 @@ def build_on_meta(make_model, state_dict):
     getattr(model, "tie_weights", lambda: None)()
     return model
 """,
-        "✓ correct",
+        "is still on meta and build_on_meta returned the model",  # issue 37: the statement asks for an error
     ),
     (
         "meta-default-device-restored",
@@ -1221,7 +1221,75 @@ def build_on_meta(make_model, state_dict):
         model.tie_weights()
     return model
 """,
+        "is still on meta and build_on_meta returned the model",  # issue 37: the statement asks for an error
+    ),
+    (
+        "meta-raises-on-leftovers",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    with torch.device("meta"):
+        model = make_model()
+    model.load_state_dict(state_dict, assign=True)
+    where = next(t.device for t in state_dict.values() if isinstance(t, torch.Tensor))
+    for module in model.modules():
+        if callable(getattr(module, "init_buffers", None)):
+            module.init_buffers(where)
+    if callable(getattr(model, "tie_weights", None)):
+        model.tie_weights()
+    for name, tensor in [*model.named_parameters(), *model.named_buffers()]:
+        if tensor.is_meta:
+            raise RuntimeError(f"{name} is still on meta")
+    return model
+""",
         "✓ correct",
+    ),
+    (
+        "meta-asserts-with-the-recipe",
+        "check_build_on_meta(build_on_meta)",
+        """
+from inside_nn.recipes import meta_leftovers
+
+
+def build_on_meta(make_model, state_dict):
+    with torch.device("meta"):
+        model = make_model()
+    model.load_state_dict(state_dict, assign=True)
+    device = next(v for v in state_dict.values() if isinstance(v, torch.Tensor)).device
+    for module in model.modules():
+        init = getattr(module, "init_buffers", None)
+        if init is not None:
+            init(device)
+    tie = getattr(model, "tie_weights", None)
+    if tie is not None:
+        tie()
+    left = meta_leftovers(model)
+    assert not left, f"still on meta: {left}"
+    return model
+""",
+        "✓ correct",
+    ),
+    (
+        "meta-leftovers-from-state-dict-only",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    with torch.device("meta"):
+        model = make_model()
+    model.load_state_dict(state_dict, assign=True)
+    device = next(iter(state_dict.values())).device
+    for module in model.modules():
+        if hasattr(module, "init_buffers"):
+            module.init_buffers(device)
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    state = model.state_dict(keep_vars=True)  # misses non-persistent buffers
+    left = [n for n, t in state.items() if isinstance(t, torch.Tensor) and t.is_meta]
+    if left:
+        raise RuntimeError(f"still on meta: {left}")
+    return model
+""",
+        "is still on meta and build_on_meta returned the model",
     ),
     (
         "meta-reference-itself",
@@ -1239,7 +1307,7 @@ def build_on_meta(make_model, state_dict):
         model.tie_weights()
     return model
 """,
-        "✓ correct",
+        "is still on meta and build_on_meta returned the model",  # issue 37: the statement asks for an error
     ),
     (
         "meta-default-device-left",
@@ -1440,7 +1508,7 @@ def build_on_meta(make_model, state_dict):
         model.tie_weights()
     return model
 """,
-        "✓ correct",
+        "is still on meta and build_on_meta returned the model",  # issue 37: the statement asks for an error
     ),
     (
         "m-check-meta-left",

@@ -314,4 +314,23 @@ def init_from_meta(make_model, device):
         + _BUFFERS_TIE,
         "is still on meta",
     ),
+    # --- issue 37: categories the families never tried ---
+    (
+        "init-from-meta-buffers-on-the-default-device",
+        "check_init_from_meta(init_from_meta)",
+        """
+def init_from_meta(make_model, device):
+    with torch.device("meta"):
+        model = make_model()
+    model.to_empty(device=device)
+    reset_like_constructors(model)
+    for module in model.modules():
+        if hasattr(module, "init_buffers"):
+            module.init_buffers()  # the default device: where new tensors go anyway
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    return model
+""",
+        "init_buffers got device=None; pass the device given",
+    ),
 ]

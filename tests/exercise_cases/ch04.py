@@ -314,7 +314,7 @@ class Tower(nn.Module):
             X = torch.relu(layer(X))
         return X
 """,
-        "✓ correct",
+        "the statement names the attribute",  # issue 37
     ),
     (
         "tower-plain-list",
@@ -530,7 +530,7 @@ def make_positive(layer):
     parametrize.register_parametrization(layer, "weight", EluPlusOne())
     return layer
 """,
-        "✓ correct",
+        "the map rounds to 0 in float32",  # issue 37
     ),
     (
         "positive-softplus-sequential-eps",
@@ -1303,7 +1303,7 @@ def make_positive(layer):
     parametrize.register_parametrization(layer, "weight", Sigmoid())
     return layer
 """,
-        "✓ correct",
+        "a map that saturates",  # issue 37
     ),
     (
         "positive-log1p-exp",
@@ -1578,5 +1578,52 @@ class Tower(nn.Module):
         return H.reshape(shape)
 """,
         "✓ correct",
+    ),
+    # --- issue 37: categories the families never tried ---
+    (
+        "tower-named-blocks",
+        "check_tower(Tower)",
+        """
+class Tower(nn.Module):
+    def __init__(self, width, depth):
+        super().__init__()
+        self.blocks = nn.ModuleList(nn.Linear(width, width) for _ in range(depth))
+
+    def forward(self, X):
+        for block in self.blocks:
+            X = torch.relu(block(X))
+        return X
+""",
+        "the statement names the attribute: keep them in self.layers",
+    ),
+    (
+        "positive-one-plus-tanh",
+        "check_make_positive(make_positive)",
+        """
+class OnePlusTanh(nn.Module):
+    def forward(self, W):
+        return 1 + torch.tanh(W)  # in (0, 2), smooth
+
+
+def make_positive(layer):
+    parametrize.register_parametrization(layer, "weight", OnePlusTanh())
+    return layer
+""",
+        "the map rounds to 0 in float32",
+    ),
+    (
+        "positive-softplus-by-hand-log-exp",
+        "check_make_positive(make_positive)",
+        """
+class SoftplusByHand(nn.Module):
+    def forward(self, W):
+        return torch.log(1 + torch.exp(W))
+
+
+def make_positive(layer):
+    parametrize.register_parametrization(layer, "weight", SoftplusByHand())
+    return layer
+""",
+        "the map rounds to 0 in float32",
     ),
 ]

@@ -1027,4 +1027,16 @@ def load_checkpoint(path, device):
 """,
         "instead of a fixed device",
     ),
+    # --- issue 37: categories the families never tried ---
+    (
+        "load-map-location-for-known-gpus",
+        "check_load_checkpoint(load_checkpoint)",
+        """
+def load_checkpoint(path, device):
+    target = str(device)
+    where = {"cpu": target, "cuda": target, "cuda:0": target, "cuda:1": target, "mps": target}
+    return torch.load(path, map_location=where, weights_only=True)
+""",
+        "which sends every location there, not a list",
+    ),
 ]

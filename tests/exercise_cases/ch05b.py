@@ -1213,4 +1213,31 @@ def remove_stale_temporaries(directory):
 """,
         "a 17-digit look-alike",
     ),
+    # --- issue 37: categories the families never tried ---
+    (
+        "best-rewrites-kept-states",
+        "check_best_checkpoints(BestCheckpoints)",
+        """
+import math
+import os
+from pathlib import Path
+
+
+class BestCheckpoints:
+    def __init__(self, directory, k):
+        self.directory, self.k, self.kept = Path(directory), k, {}
+
+    def save(self, step, val_loss, state):
+        self.kept.pop(step, None)
+        self.kept[step] = (val_loss, state)
+        order = sorted(self.kept.items(), key=lambda item: (math.isnan(item[1][0]), item[1][0]))
+        self.kept = dict(order[: self.k])
+        for name in os.listdir(self.directory):
+            if name.startswith("step-") and int(name[5:-3]) not in self.kept:
+                os.remove(self.directory / name)
+        for kept_step, (_, kept_state) in self.kept.items():  # every kept file rewritten: always consistent
+            save_atomically(kept_state, self.directory / f"step-{kept_step}.pt")
+""",
+        "keep no reference to write later",
+    ),
 ]

@@ -156,7 +156,7 @@ from torch.utils._pytree import tree_map_only
 def to_device(batch, device, non_blocking=False):
     return tree_map_only(torch.Tensor, lambda t: t.to(device, non_blocking=non_blocking), batch)
 """,
-        "✓ correct",
+        "a dict or list subclass is a dict or list too",  # issue 37: pytree leaves unknown subclasses unmoved
     ),
     (
         "to-device-namedtuple-make",
@@ -382,7 +382,7 @@ def time_call(fn, device):
     sync()
     return (time.perf_counter() - start) / 3
 """,
-        "✓ correct",
+        "called fn() 3 times",  # issue 37: one call is asked for (fn may be a training step)
     ),
     (
         "time-set-device-then-sync",
@@ -960,7 +960,7 @@ def try_accelerator(i=0):
         return torch.device("mps", i)
     return torch.device("cpu")
 """,
-        "✓ correct",
+        "which knows every accelerator",  # issue 37: an MTIA machine is none of the three
     ),
     (
         "accel-makes-it-the-default",
@@ -1629,5 +1629,129 @@ def log_losses(step, num_steps, device):
     return torch.stack(losses).tolist()
 """,
         "copied to the host during the loop",
+    ),
+    # --- issue 37: categories the families never tried ---
+    (
+        "to-device-dict-subclass-becomes-dict",
+        "check_to_device(to_device)",
+        """
+import collections
+
+
+def to_device(batch, device, non_blocking=False):
+    def move(value):
+        if isinstance(value, torch.Tensor):
+            return value.to(device, non_blocking=non_blocking)
+        if isinstance(value, collections.OrderedDict):
+            return collections.OrderedDict((k, move(v)) for k, v in value.items())
+        if isinstance(value, dict):
+            return {k: move(v) for k, v in value.items()}
+        if isinstance(value, tuple) and hasattr(value, "_fields"):
+            return type(value)(*(move(v) for v in value))
+        if isinstance(value, (list, tuple)):
+            return type(value)(move(v) for v in value)
+        return value
+    return move(batch)
+""",
+        "so a dict subclass stays one",
+    ),
+    (
+        "to-device-tuple-subclass-as-namedtuple",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        return type(batch)((k, to_device(v, device, non_blocking)) for k, v in batch.items())
+    if isinstance(batch, tuple) and type(batch) is not tuple:  # a namedtuple
+        return type(batch)(*(to_device(v, device, non_blocking) for v in batch))
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device, non_blocking) for v in batch)
+    return batch
+""",
+        "a torch.Size is a tuple but not a namedtuple",
+    ),
+    (
+        "to-device-first-item-decides",
+        "check_to_device(to_device)",
+        """
+def to_device(batch, device, non_blocking=False):
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=non_blocking)
+    if isinstance(batch, dict):
+        return type(batch)((k, to_device(v, device, non_blocking)) for k, v in batch.items())
+    if isinstance(batch, (list, tuple)):
+        if batch and not isinstance(batch[0], (torch.Tensor, dict, list, tuple)):
+            return batch  # strings or numbers: nothing to move
+        items = [to_device(v, device, non_blocking) for v in batch]
+        return type(batch)(*items) if hasattr(batch, "_fields") else type(batch)(items)
+    return batch
+""",
+        "recurse into dict values, lists and tuples",
+    ),
+    (
+        "time-wall-clock",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    start = time.time()
+    fn()
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    return time.time() - start
+""",
+        "read time.time(), the wall clock",
+    ),
+    (
+        "time-warm-up-outside",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    fn()  # warm-up: the first call pays for compilation and caches
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    start = time.perf_counter()
+    fn()
+    if device.type != "cpu":
+        torch.accelerator.synchronize(device)
+    return time.perf_counter() - start
+""",
+        "called fn() 2 times",
+    ),
+    (
+        "time-fixed-backend-list",
+        "check_time_call(time_call)",
+        """
+def time_call(fn, device):
+    def sync():
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+        elif device.type == "xpu":
+            torch.xpu.synchronize(device)
+        elif device.type == "mps":
+            torch.mps.synchronize()
+    sync()
+    start = time.perf_counter()
+    fn()
+    sync()
+    return time.perf_counter() - start
+""",
+        "torch.accelerator.synchronize(device)",
+    ),
+    (
+        "accel-fixed-backend-list-with-mps",
+        "check_try_accelerator(try_accelerator)",
+        """
+def try_accelerator(i=0):
+    for kind in ("cuda", "xpu", "mps"):
+        module = getattr(torch, kind)
+        if module.device_count() > i:
+            return torch.device(kind, i)
+    return torch.device("cpu")
+""",
+        "which knows every accelerator",
     ),
 ]

@@ -18,7 +18,7 @@ def add_batch_over_ranks(tracker, x, all_reduce):
     tracker.total = tracker.total + batch_sum
     tracker.count = tracker.count + batch_count
 """,
-        "✓ correct",
+        "NCCL reduces tensors on the GPU only",  # issue 37: a CPU tensor in an NCCL collective
     ),
     (
         "global-stacked-inplace",
@@ -33,7 +33,7 @@ def add_batch_over_ranks(tracker, x, all_reduce):
         tracker.total.add_(increment[:-1])
         tracker.count.add_(increment[-1])
 """,
-        "✓ correct",
+        "NCCL reduces tensors on the GPU only",  # issue 37: a CPU tensor in an NCCL collective
     ),
     (
         "global-local-buffer-only",
@@ -131,7 +131,7 @@ def add_batch_over_ranks(tracker, x, all_reduce):
         tracker.total.copy_(tracker.total + sums)
         tracker.count.copy_(tracker.count + rows)
 """,
-        "✓ correct",
+        "NCCL reduces tensors on the GPU only",  # issue 37: a CPU tensor in an NCCL collective
     ),
     (
         "global-no-no-grad",
@@ -711,7 +711,7 @@ def add_batch_over_ranks(tracker, x, all_reduce):
         tracker.total.add_(sums)
         tracker.count.add_(rows)
 """,
-        "✓ correct",
+        "NCCL reduces tensors on the GPU only",  # issue 37: a CPU tensor in an NCCL collective
     ),
     (
         "global-two-async-waits",
@@ -727,7 +727,7 @@ def add_batch_over_ranks(tracker, x, all_reduce):
     tracker.total += sums
     tracker.count += rows
 """,
-        "✓ correct",
+        "NCCL reduces tensors on the GPU only",  # issue 37: a CPU tensor in an NCCL collective
     ),
     (
         "global-float32-cat",
@@ -1244,5 +1244,37 @@ def strip_ddp_prefix(state_dict):
     return result
 """,
         "came back changed",
+    ),
+    # --- issue 37: categories the families never tried ---
+    (
+        "global-buffers-by-order",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    total, count = tracker.buffers()  # the two buffers, as registered
+    with torch.no_grad():
+        batch_sum = x.sum(dim=0, dtype=total.dtype)
+        rows = torch.tensor(len(x), device=x.device)
+        all_reduce(batch_sum)
+        all_reduce(rows)
+        total += batch_sum
+        count += rows
+""",
+        "by the names the statement gives",
+    ),
+    (
+        "global-count-made-on-the-host",
+        "check_add_batch_over_ranks(add_batch_over_ranks)",
+        """
+def add_batch_over_ranks(tracker, x, all_reduce):
+    with torch.no_grad():
+        batch_sum = x.sum(dim=0, dtype=tracker.total.dtype)
+        rows = torch.tensor(len(x), dtype=torch.int64)  # a plain number: no need for the GPU
+        all_reduce(batch_sum)
+        all_reduce(rows)
+        tracker.total += batch_sum
+        tracker.count += rows
+""",
+        "NCCL reduces tensors on the GPU only",
     ),
 ]

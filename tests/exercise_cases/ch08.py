@@ -968,4 +968,36 @@ def tied_groups(model):
 """,
         "data_ptr()",
     ),
+    # --- issue 37: categories the families never tried ---
+    (
+        "plain-first-item-decides",
+        "check_plain_tensor_names(plain_tensor_names)",
+        """
+def plain_tensor_names(model):
+    def holds(value):
+        if isinstance(value, torch.Tensor):
+            return True
+        if isinstance(value, dict):
+            value = list(value.values())
+        return isinstance(value, (list, tuple)) and len(value) > 0 and holds(value[0])  # a container of one kind
+
+    names = set()
+    for path, module in model.named_modules():
+        for name, value in vars(module).items():
+            if name not in ("_parameters", "_buffers", "_modules") and holds(value):
+                names.add(f"{path}.{name}" if path else name)
+    return names
+""",
+        "a tensor inside a list, tuple or dict",
+    ),
+    (
+        "ddp-bytes-by-storage-address",
+        "check_ddp_buffer_bytes(ddp_buffer_bytes)",
+        """
+def ddp_buffer_bytes(model):
+    by_address = {b.untyped_storage().data_ptr(): b.nbytes for b in model.buffers()}  # a shared buffer once
+    return sum(by_address.values())
+""",
+        "on meta every data_ptr() is 0",
+    ),
 ]
