@@ -108,11 +108,13 @@ def inspect_checkpoint(
     inspection = _Inspection(path, model, scan_bytes)
     try:
         inspection.run()
-        if inspection.sd is not None and inspection.sd.how != "none":
-            if model is not None:
-                inspection._against(model)
-            else:
-                inspection._prefix_without_model()
+        compared = inspection.sd is not None and inspection.sd.how != "none"
+        if compared and model is not None:
+            inspection._against(model)
+        elif compared:
+            inspection._prefix_without_model()
+        elif model is not None:  # a model and nothing to compare it with: an error, not a silent exit 0
+            inspection._no_comparison()
     except Exception as error:  # noqa: BLE001 (the report never raises on a file; say what broke)
         inspection.add(
             "error",

@@ -28,7 +28,7 @@ class _Contents(_InspectionState):
         if small.get("byteorder") == "big":
             fmt += "; big-endian (torch.load byte-swaps every storage; values not checked for NaN/inf here)"
             self.scanner.values = False
-        self.sd = _find_state_dict(root)
+        self.sd = _find_state_dict(root, self._fit if self.model is not None else None)
         self.entries = self.sd.entries
         # every tensor the pickle rebuilds, once each (what torch.load reads), named by its state-dict key if it
         # has one, else by where it sits in the file (["optimizer"]["state"][0]["exp_avg"])
@@ -38,6 +38,7 @@ class _Contents(_InspectionState):
             t.key = key_of.get(id(node), f"ckpt{t.key}")
             self.all_tensors += [t, *_sub_tensors(node, t.key)]
         self._structure_findings(root)
+        self._fit_note()
         # one _Tensor per state-dict key (two keys of one tied tensor are two entries): what load_state_dict reads
         self.tensors = [t for t in (_tensor_of(node, key) for key, node in self.entries.items()) if t is not None]
         total = sum(t.nbytes for t in self.tensors)
