@@ -15,6 +15,7 @@ from inside_nn.inspect_checkpoint.checkpoint_report import (
     _names,
     _shape_text,
 )
+from inside_nn.inspect_checkpoint.dry_run import copy_fails
 from inside_nn.inspect_checkpoint.limits import SHOWN
 from inside_nn.inspect_checkpoint.state import _InspectionState
 from inside_nn.inspect_checkpoint.state_dict import (
@@ -285,8 +286,8 @@ class _Against(_InspectionState):
                     f"{_shape_text(model_shape)}: load_state_dict raises, with strict=False too (a different "
                     "configuration: vocabulary, width, number of classes?)",
                 )
-            elif t.dtype is not None and t.dtype != target.dtype:
-                casts[(t.dtype, target.dtype)].append(mapping[name])
+            elif t.dtype is not None and t.dtype != target.dtype and copy_fails(t, target) is None:
+                casts[(t.dtype, target.dtype)].append(mapping[name])  # (a value copy_ refuses is a load error)
         for (have, want), keys in casts.items():
             self.add(
                 "warning",

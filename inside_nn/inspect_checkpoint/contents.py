@@ -124,7 +124,8 @@ class _Contents(_InspectionState):
                 "tensors",
                 meta[0],
                 f"{len(meta)} tensor(s) saved from the meta device ({_names(meta)}): shapes without values; loading "
-                "them into a model copies nothing",
+                "them into a model raises (copy_: Cannot copy out of meta tensor), except into a model on meta or "
+                "with assign=True, which keeps them without values",
             )
         self._storage_findings(ts)
 
@@ -241,6 +242,8 @@ class _Contents(_InspectionState):
                 reasons.append(f"{_names(self.scanner.skipped, 3)}: views too sparse to read in bounded pieces")
             if not self.scanner.values:
                 reasons.append("big-endian storages")
+            if self.scanner.not_read:
+                reasons.append(self.scanner.not_read)
             why = "; ".join(reasons) or "their bytes are not stored where a reader could check them"
             self.add(
                 "note",

@@ -167,12 +167,14 @@ def copy_fails(t: _Tensor, target: torch.Tensor) -> str | None:
         return None
     key = (kind, t.dtype, target.dtype, target.layout, target.is_quantized, target.is_meta)
     if key not in _PROBES:
-        _PROBES[key] = _probe(kind, t.dtype, target)
+        with warnings.catch_warnings():
+            _PROBES[key] = _probe(kind, t.dtype, target)
     return _PROBES[key]
 
 
 def _probe(kind: str, dtype: torch.dtype, target: torch.Tensor) -> str | None:
     try:
+        warnings.simplefilter("ignore")  # (inside the caller's catch_warnings) quantized dtypes are deprecated
         dest = torch.zeros(1, dtype=target.dtype, device="meta" if target.is_meta else "cpu")
         if target.is_quantized or target.layout != torch.strided:
             return None
@@ -185,8 +187,7 @@ def _probe(kind: str, dtype: torch.dtype, target: torch.Tensor) -> str | None:
     except Exception:  # noqa: BLE001 (a kind this torch cannot make: nothing to say)
         return None
     try:
-        with torch.no_grad(), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with torch.no_grad():
             dest.copy_(src)
     except Exception as error:  # noqa: BLE001 (the error is the answer)
         return one_line(error, 200)

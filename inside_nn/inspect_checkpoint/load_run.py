@@ -20,13 +20,20 @@ from inside_nn.inspect_checkpoint.tensors import _Tensor, _tensor_of
 _NAMED = (re.compile(r"size mismatch for (.+?): copying"), re.compile(r'parameter named "([^"]+)"'))
 
 
+# (what the value is, what to do), by the kind of value copy_ refuses
 _ADVICE = {
-    "sparse": "a sparse tensor; load_state_dict copies into the model's dense one, and copy_ refuses: "
-    "make them dense first, sd[k] = sd[k].to_dense()",
-    "meta": "saved from the meta device, shapes without values: there is nothing to copy; save the model "
-    "again once its weights are real",
-    "quantized": "a quantized tensor, and the model's is not: dequantize first, sd[k] = sd[k].dequantize(), or "
-    "load it into the quantized model it came from",
+    "sparse": (
+        "a sparse tensor, and load_state_dict copies it into the model's dense one",
+        "make them dense first, sd[k] = sd[k].to_dense()",
+    ),
+    "meta": (
+        "saved from the meta device: a shape without values, nothing to copy",
+        "save the model again once its weights are real",
+    ),
+    "quantized": (
+        "a quantized tensor, and the model's is not",
+        "dequantize first, sd[k] = sd[k].dequantize(), or load it into the quantized model it came from",
+    ),
 }
 
 
@@ -83,7 +90,7 @@ class _LoadRun(_InspectionState):
     def _no_comparison(self) -> None:
         """A model was given and the file holds nothing to compare it with: an error, not a silent exit 0."""
         if self.sd is None:
-            why = "no state dict could be read from the file (see the errors above)"
+            why = "no state dict could be read from the file (the findings above say why)"
         else:
             held = ", ".join(f"{k}: {v}" for k, v in self.sd.others[:6] if isinstance(k, str))
             why = "the file holds no dict of tensors keyed by name" + (f" (it holds {held})" if held else "")
@@ -197,13 +204,14 @@ class _LoadRun(_InspectionState):
                 failing.setdefault("meta" if t.location == "meta" else t.kind, []).append((name, key, error))
         for kind, rows in failing.items():
             name, key, error = rows[0]
+            what, fix = _ADVICE[kind]
             self.add(
                 "error",
                 "load error",
                 key,
                 f"{len(rows)} value(s) in the file cannot be copied into the model ({_names(k for _, k, _ in rows)}): "
-                f"{key} is {_ADVICE[kind].split(';')[0]}. load_state_dict(sd) raises, with strict=False too "
-                f'(While copying the parameter named "{name}" ...: {error});{_ADVICE[kind].partition(";")[2]}',
+                f"{key} is {what}. load_state_dict(sd) raises, with strict=False too (While copying the parameter "
+                f'named "{name}" ...: {error}): {fix}',
             )
         return [key for rows in failing.values() for _, key, _ in rows]
 

@@ -61,6 +61,7 @@ class _Scanner:
         self.skipped = []  # tensors whose views are too sparse to read in bounded pieces
         self.inflate_error = None  # why the last deflated record stopped inflating
         self.values = True  # False: CRCs only (big-endian storages are not read as values)
+        self.not_read = None  # why no value was read at all (said in the "not scanned" note)
         self.track = False  # True: also each dense tensor's CRC and largest |value| (to compare with a model)
 
     def allowed(self, n: int) -> bool:
