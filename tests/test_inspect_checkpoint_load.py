@@ -18,7 +18,7 @@ import torch
 from torch import nn
 
 from inside_nn import cli
-from inside_nn.inspect_checkpoint import inspect_checkpoint, zip_layout
+from inside_nn.inspect_checkpoint import dry_run, inspect_checkpoint, zip_layout
 
 
 def kinds(report, severity=None) -> set[str]:
@@ -137,6 +137,16 @@ def test_a_model_that_cannot_be_copied_is_compared_by_name(tmp_path):
     torch.save(model.state_dict(), tmp_path / "lin.pt")
     report = inspect_checkpoint(tmp_path / "lin.pt", model)
     assert not errors(report) and "cannot pickle" in report.of_kind("load hook")[0].message
+
+
+def test_a_load_too_slow_to_run_is_compared_by_name(tmp_path, monkeypatch):
+    model = resnet_stem()
+    torch.save(model.state_dict(), tmp_path / "stem.pt")
+    # torch's own load filters a module's keys once per child: a flat ModuleList of 25,000 layers takes minutes
+    monkeypatch.setattr(dry_run, "COST_LIMIT", 0)
+    report = inspect_checkpoint(tmp_path / "stem.pt", model)
+    assert "minutes of work" in report.of_kind("load hook")[0].message
+    assert not errors(report) and report.load_outcome is not None
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -116,12 +116,43 @@ def _shape(t) -> tuple | None:
         return None
 
 
+# The work a dry run may take, in key tests (load_state_dict's `k.startswith(child_prefix)`, ~0.7 µs each):
+# about 7 s. Copying one module to meta costs about as much as 1,500 of them.
+COST_LIMIT = 10_000_000
+
+
+def load_cost(model: nn.Module, state_dict: dict) -> tuple[int, str]:
+    """(the dry run's cost in key tests, the module that costs most, in words). load_state_dict filters the
+    keys under a module once per child of it: children × keys under the module, summed over the modules."""
+    under = {}
+    for key in state_dict:
+        parts = key.split(".")
+        for depth in range(len(parts)):
+            prefix = ".".join(parts[:depth])
+            under[prefix] = under.get(prefix, 0) + 1
+    cost, widest, top = 0, "", -1
+    for name, module in model.named_modules(remove_duplicate=False):
+        step = len(module._modules) * under.get(name, 0)
+        cost += step + 1500
+        if step > top:
+            widest = f"{name or 'the model'}: {len(module._modules):,} children, {under.get(name, 0):,} keys"
+            top = step
+    return cost, widest
+
+
 def dry_run(model: nn.Module, state_dict, metadata: OrderedDict | None) -> _DryRun:
     """model.load_state_dict(state_dict, strict=False) on a meta copy of the model, the file's _metadata
     attached (state_dict: a callable that makes the state dict of meta values): the missing and unexpected keys it reports (read by a post hook registered last, so that the
     model's own post hooks have had their say) and the errors it raises."""
     try:
         state_dict = state_dict()
+        cost, widest = load_cost(model, state_dict)
+        if cost > COST_LIMIT:
+            return _DryRun(
+                failed=f"the model's load was not run on a meta copy: torch's load_state_dict hands each child of a "
+                f"module the keys under it by testing every key of the module ({widest}), about {cost:,.0f} steps "
+                "here, minutes of work (the real load takes as long)"
+            )
         replica = meta_copy(model)
     except Exception as error:  # noqa: BLE001 (a model deepcopy refuses, a value meta cannot stand for: say so)
         return _DryRun(failed=f"the model's load could not be run on a meta copy ({one_line(error, 160)})")
