@@ -100,8 +100,11 @@ def inspect_checkpoint(
 ) -> CheckpointReport:
     """Report what torch.load and load_state_dict would do with the checkpoint at `path`, without loading it.
 
-    model: also compare the file with this model (missing and unexpected keys after the prefix that would be
-    stripped, shapes, dtypes, ties, non-persistent buffers). scan_bytes: how many tensor bytes to read for CRCs and
+    model: also compare the file with this model, by running the model's own load_state_dict on a meta copy of
+    it (its load hooks and the file's _metadata versions decide what is missing, unexpected or raises; no data is
+    copied), then what that run cannot see: values copy_ refuses, a tie fed two different values, casts that
+    overflow; shapes, dtypes, ties, non-persistent buffers, the prefix that would be stripped. With a model and
+    nothing in the file to compare it with, an error. scan_bytes: how many tensor bytes to read for CRCs and
     NaN/inf counts (None: all of them). Never raises on a file, never runs code from it."""
     start = time.perf_counter()
     path = os.fspath(path)

@@ -1,5 +1,6 @@
 """Against a model: the prefix the report would strip (with or without a model), and what
-model.load_state_dict(sd) would do: missing and unexpected keys, shapes, dtypes, ties, non-persistent buffers."""
+model.load_state_dict(sd) would do: missing and unexpected keys (as the model's own load, run on meta by
+load_run.py, reports them), shapes, dtypes, ties, non-persistent buffers."""
 
 from __future__ import annotations
 
