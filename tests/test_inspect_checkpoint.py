@@ -11,6 +11,7 @@ tests/test_inspect_checkpoint_formats.py, which imports the helpers defined here
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import os
@@ -340,7 +341,11 @@ def test_zoo_keys(name, models, tmp_path):
     wrong[first] = torch.zeros(sd[first].shape[0] + 1, *sd[first].shape[1:])
     torch.save(wrong, tmp_path / "shape.pt")
     report = inspect_checkpoint(tmp_path / "shape.pt", model)
-    assert first in {f.path for f in report.of_kind("shape mismatch")}, text(report)
+    try:  # the truth is the load: a model's own _load_from_state_dict may take another shape (qat's scale)
+        copy.deepcopy(model).load_state_dict(wrong)
+        assert first in {f.path for f in report.of_kind("load hook")} and not kinds(report, "error"), text(report)
+    except RuntimeError:
+        assert first in {f.path for f in report.of_kind("shape mismatch")}, text(report)
     # a dtype the model does not have
     torch.save({k: v.half() if k in floats else v for k, v in sd.items()}, tmp_path / "half.pt")
     report = inspect_checkpoint(tmp_path / "half.pt", model)

@@ -101,19 +101,24 @@ def inspect_checkpoint(
     """Report what torch.load and load_state_dict would do with the checkpoint at `path`, without loading it.
     `path` may be a directory: a torch.distributed.checkpoint save, or a Hugging Face sharded one (directory.py).
 
-    model: also compare the file with this model (missing and unexpected keys after the prefix that would be
-    stripped, shapes, dtypes, ties, non-persistent buffers). scan_bytes: how many tensor bytes to read for CRCs and
+    model: also compare the file with this model, by running the model's own load_state_dict on a meta copy of
+    it (its load hooks and the file's _metadata versions decide what is missing, unexpected or raises; no data is
+    copied), then what that run cannot see: values copy_ refuses, a tie fed two different values, casts that
+    overflow; shapes, dtypes, ties, non-persistent buffers, the prefix that would be stripped. With a model and
+    nothing in the file to compare it with, an error. scan_bytes: how many tensor bytes to read for CRCs and
     NaN/inf counts (None: all of them). Never raises on a file, never runs code from it."""
     start = time.perf_counter()
     path = os.fspath(path)
     inspection = _Inspection(path, model, scan_bytes)
     try:
         inspection.run()
-        if inspection.sd is not None and inspection.sd.how != "none":
-            if model is not None:
-                inspection._against(model)
-            else:
-                inspection._prefix_without_model()
+        compared = inspection.sd is not None and inspection.sd.how != "none"
+        if compared and model is not None:
+            inspection._against(model)
+        elif compared:
+            inspection._prefix_without_model()
+        elif model is not None and not os.path.isdir(path):  # nothing to compare with: an error, not exit 0
+            inspection._no_comparison()  # (a folder is compared by directory.py, which says when it cannot)
     except Exception as error:  # noqa: BLE001 (the report never raises on a file; say what broke)
         inspection.add(
             "error",

@@ -1,5 +1,6 @@
 """Against a model: the prefix the report would strip (with or without a model), and what
-model.load_state_dict(sd) would do: missing and unexpected keys, shapes, dtypes, ties, non-persistent buffers."""
+model.load_state_dict(sd) would do: missing and unexpected keys (as the model's own load, run on meta by
+load_run.py, reports them), shapes, dtypes, ties, non-persistent buffers."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from inside_nn.inspect_checkpoint.checkpoint_report import (
     _names,
     _shape_text,
 )
+from inside_nn.inspect_checkpoint.dry_run import copy_fails
 from inside_nn.inspect_checkpoint.limits import SHOWN
 from inside_nn.inspect_checkpoint.state import _InspectionState
 from inside_nn.inspect_checkpoint.state_dict import (
@@ -100,25 +102,30 @@ class _Against(_InspectionState):
         strip, add = _best_renaming(file_keys, model_keys)
         mapping = {_renamed(k, strip, add): k for k in file_keys}  # model key -> file key
         self._renaming_finding(strip, add, file_keys)
-        missing = [k for k in model_keys if k not in mapping]
-        unexpected = [mapping_key for mapping_key in mapping if mapping_key not in expected]
+        # the model's own load, on a meta copy: which keys it reports missing and unexpected, what it raises
+        run = self._run_load(model, expected, mapping, strip, add)
+        missing, unexpected = self._load_keys(run, model_keys, expected, mapping)
         non_persistent = _non_persistent_buffers(model)
-        tie_missing, tie_hint = self._tie_findings(_model_ties(model, expected), mapping)
+        ties = _model_ties(model, expected)
+        tie_missing, tie_hint = self._tie_findings(ties, mapping)
         real_missing = [k for k in missing if k not in tie_missing]
         self._key_findings(
             strip,
             real_missing,
             tie_hint,
             unexpected,
-            [mapping[k] for k in unexpected],
+            [mapping.get(k, k) for k in unexpected],
             {n for n, _ in non_persistent},
         )
         casts = self._shape_findings(model_keys, expected, mapping)
-        raising = [f.path for f in self.findings if f.kind == "shape mismatch"]
+        raising = self._load_errors(run, expected, mapping)
+        shapes = [f.path for f in self.findings if f.kind == "shape mismatch"]
+        fed_twice = self._fed_twice(ties, mapping, model_keys)
+        overflow = self._overflow_findings(casts, expected, mapping)
         if real_missing or unexpected:
-            self._strict_false_finding(raising, model_keys, missing, unexpected)
+            self._strict_false_finding(shapes, model_keys, missing, unexpected, raising)
         on_meta = self._buffer_findings(non_persistent)
-        fits = not (strip or add or missing or unexpected or raising or on_meta or tie_missing)
+        fits = not (strip or add or missing or unexpected or raising or on_meta or tie_missing or fed_twice or overflow)
         if fits:
             cast = sum(len(keys) for keys in casts.values())
             self.load_outcome = (
@@ -280,8 +287,8 @@ class _Against(_InspectionState):
                     f"{_shape_text(model_shape)}: load_state_dict raises, with strict=False too (a different "
                     "configuration: vocabulary, width, number of classes?)",
                 )
-            elif t.dtype is not None and t.dtype != target.dtype:
-                casts[(t.dtype, target.dtype)].append(mapping[name])
+            elif t.dtype is not None and t.dtype != target.dtype and copy_fails(t, target) is None:
+                casts[(t.dtype, target.dtype)].append(mapping[name])  # (a value copy_ refuses is a load error)
         for (have, want), keys in casts.items():
             self.add(
                 "warning",
@@ -301,12 +308,17 @@ class _Against(_InspectionState):
             )
         return casts
 
-    def _strict_false_finding(self, raising: list, model_keys: list, missing: list, unexpected: list) -> None:
-        """What load_state_dict(sd, strict=False) would do where keys are missing or unexpected."""
+    def _strict_false_finding(
+        self, raising: list, model_keys: list, missing: list, unexpected: list, failing: list = ()
+    ) -> None:
+        """What load_state_dict(sd, strict=False) would do where keys are missing or unexpected. raising: the
+        keys of size mismatches; failing: every key whose load raises."""
         loaded = len(model_keys) - len(missing)
         outcome = (
             f"still raises, for the size mismatch of {_names(raising, 3)} (strict=False skips keys, not shapes)"
             if raising
+            else f"still raises, for {_names(failing, 3)} (strict=False skips keys, not values it cannot load)"
+            if failing
             else f"would load {loaded} of {len(model_keys)} keys without an error, leaving {len(missing)} at "
             f"their initial values and dropping {len(unexpected)} from the file: check its return value "
             "(missing_keys, unexpected_keys)"

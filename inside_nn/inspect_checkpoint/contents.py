@@ -34,7 +34,7 @@ class _Contents(_InspectionState):
                 "; never load it with map_location='meta': torch byte-swaps a meta storage and the process dies "
                 "(a segfault in torch 2.13); load it to the CPU"
             )
-        self.sd = _find_state_dict(root)
+        self.sd = _find_state_dict(root, self._fit if self.model is not None else None)
         self.entries = self.sd.entries
         # every tensor the pickle rebuilds, once each (what torch.load reads), named by its state-dict key if it
         # has one, else by where it sits in the file (["optimizer"]["state"][0]["exp_avg"])
@@ -44,6 +44,7 @@ class _Contents(_InspectionState):
             t.key = key_of.get(id(node), f"ckpt{t.key}")
             self.all_tensors += [t, *_sub_tensors(node, t.key)]
         self._structure_findings(root)
+        self._fit_note()
         # one _Tensor per state-dict key (two keys of one tied tensor are two entries): what load_state_dict reads
         self.tensors = [t for t in (_tensor_of(node, key) for key, node in self.entries.items()) if t is not None]
         total = sum(t.nbytes for t in self.tensors)
@@ -129,7 +130,8 @@ class _Contents(_InspectionState):
                 "tensors",
                 meta[0],
                 f"{len(meta)} tensor(s) saved from the meta device ({_names(meta)}): shapes without values; loading "
-                "them into a model copies nothing",
+                "them into a model raises (copy_: Cannot copy out of meta tensor), except into a model on meta or "
+                "with assign=True, which keeps them without values",
             )
         self._storage_findings(ts)
 
@@ -253,6 +255,8 @@ class _Contents(_InspectionState):
                 reasons.append(
                     f"dtypes whose values this report does not decode ({'; '.join(unread)}): sized, never converted"
                 )
+            if self.scanner.not_read:
+                reasons.append(self.scanner.not_read)
             why = "; ".join(reasons) or "their bytes are not stored where a reader could check them"
             self.add(
                 "note",

@@ -15,6 +15,7 @@ from inside_nn.inspect_checkpoint.files import (
     _what_else,
 )
 from inside_nn.inspect_checkpoint.legacy_format import _LegacyFormat
+from inside_nn.inspect_checkpoint.load_run import _LoadRun
 from inside_nn.inspect_checkpoint.pickle_reader import _pickle_like
 from inside_nn.inspect_checkpoint.safetensors_format import (
     _safetensors_like,
@@ -37,6 +38,7 @@ class _Inspection(
     _Contents,
     _Against,
     _Directory,
+    _LoadRun,
 ):
     """One file's inspection: `run` reads the file and decides its format; the parts for each format and
     concern come from the mixins (one module each), all working on _InspectionState."""
@@ -69,6 +71,7 @@ class _Inspection(
             return
         try:
             self.scanner = _Scanner(self.f, self.scan_bytes)
+            self.scanner.track = self.model is not None  # digests and extremes, to compare with the model
             head = self.f.read(0, 65536)
             length = struct.unpack_from("<Q", head)[0] if len(head) >= 8 else None
             if head[:4] == _LOCAL:

@@ -18,6 +18,10 @@ class _PickleError(Exception):
     pass
 
 
+class _PickleLimit(_PickleError):
+    """A pickle longer than this report reads: not damage, a limit of the report's."""
+
+
 @dataclasses.dataclass(frozen=True)
 class _Global:
     module: str
@@ -351,7 +355,7 @@ def _parse_pickle_quietly(stream, limit: int) -> _Pickle:
     try:
         for count, (opcode, arg, pos) in enumerate(pickletools.genops(stream)):
             if (pos is not None and pos - machine.start > limit) or count > OPCODE_LIMIT:
-                raise _PickleError(f"a pickle longer than {_mib(limit)} or {OPCODE_LIMIT:,} opcodes")
+                raise _PickleLimit(f"a pickle longer than {_mib(limit)} or {OPCODE_LIMIT:,} opcodes")
             if opcode.name == "STOP":
                 return machine.stop()
             machine.step(opcode.name, arg, pos)

@@ -31,6 +31,21 @@ def _count_non_finite(chunk: torch.Tensor) -> tuple[int, int]:
         return nan, inf
 
 
+def _track(t: _Tensor, values: torch.Tensor, raw: memoryview, non_finite: int) -> None:
+    """A dense tensor's CRC-32 and largest finite |value|, one chunk at a time (chunks come in order)."""
+    t.digest = zlib.crc32(raw, t.digest or 0)
+    if not t.dtype.is_floating_point or not values.numel():
+        return
+    try:
+        finite = values[torch.isfinite(values)] if non_finite else values
+        top = float(finite.abs().max()) if finite.numel() else 0.0
+    except (RuntimeError, TypeError):  # a dtype without abs/max here (float8): in float32
+        finite = values.float()
+        finite = finite[torch.isfinite(finite)]
+        top = float(finite.abs().max()) if finite.numel() else 0.0
+    t.absmax = max(t.absmax or 0.0, top)
+
+
 def _floating(dtype) -> bool:
     return dtype is not None and (dtype.is_floating_point or dtype.is_complex) and dtype.itemsize >= 1
 
@@ -64,6 +79,8 @@ class _Scanner:
         self.skipped = []  # tensors whose views are too sparse to read in bounded pieces
         self.inflate_error = None  # why the last deflated record stopped inflating
         self.values = True  # False: CRCs only (big-endian storages are not read as values)
+        self.not_read = None  # why no value was read at all (said in the "not scanned" note)
+        self.track = False  # True: also each dense tensor's CRC and largest |value| (to compare with a model)
 
     def allowed(self, n: int) -> bool:
         return self.budget is None or self.f.scanned + n <= self.budget
@@ -122,8 +139,7 @@ class _Scanner:
         if pending:
             yield out, memoryview(bytearray(pending))
 
-    @staticmethod
-    def _count(t: _Tensor, pos: int, chunk: memoryview) -> None:
+    def _count(self, t: _Tensor, pos: int, chunk: memoryview) -> None:
         size = t.itemsize
         first, end = t.span()
         lo, hi = max(first * size, pos), min(end * size, pos + len(chunk))
@@ -137,6 +153,8 @@ class _Scanner:
             nan, inf = _count_non_finite(values)
             t.nan += nan
             t.inf += inf
+            if self.track:
+                _track(t, values, chunk[lo:hi], nan + inf)
 
     def strided(self, t: _Tensor, offset: int) -> None:
         """NaN/inf counts of a tensor that views its storage with gaps (a slice, a transposed view): the span is

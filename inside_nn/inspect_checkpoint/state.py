@@ -34,6 +34,7 @@ class _InspectionState:
         self.scanner: _Scanner | None = None
         self.refused = False  # weights_only refuses the file
         self.load_outcome: str | None = None  # set by _against when every key fits
+        self.fits: dict = {}  # id(entries) -> (keys with the model's shape, keys of the model's, keys), by _fit
         self.tied_notes: dict = {}  # frozenset of tied keys -> index of their "tied keys" note
 
     def add(self, severity: str, kind: str, path: str, message: str) -> None:

@@ -27,6 +27,9 @@ class _StateDict:
     how: str  # "flat", "nested", "module" (a pickled nn.Module), "none"
     others: list  # (key, summary) of the top-level entries beside it
     alternatives: list  # paths of other dicts of tensors
+    node: object = None  # the pickle's node of the state dict (its _metadata, if any, is in its state)
+    # every dict of tensors found, (path, entries, node), the chosen one first
+    candidates: list = dataclasses.field(default_factory=list)
 
 
 def _tensor_share(pairs) -> tuple[int, int]:
@@ -85,10 +88,12 @@ def _summary(node) -> str:
     return type(node).__name__.strip("_").lower()
 
 
-def _find_state_dict(root) -> _StateDict:
+def _find_state_dict(root, fit=None) -> _StateDict:
+    """Where the state dict is in what the pickle builds. fit: entries -> a sortable score, higher for a dict of
+    tensors that fits the model better: among several dicts of tensors the best fit wins, then the usual name."""
     pairs = _mapping(root)
     if pairs is not None and _is_state_dict(pairs):
-        return _StateDict((), dict(_last_wins(pairs)), "flat", [], [])
+        return _StateDict((), dict(_last_wins(pairs)), "flat", [], [], root)
     module_sd = {}
     if _module_state(root, "", module_sd):
         return _StateDict((), module_sd, "module", [], [])
@@ -102,11 +107,11 @@ def _find_state_dict(root) -> _StateDict:
         if sub is not None and _is_state_dict(sub):
             name = path[-1] if path else ""
             priority = _STATE_DICT_NAMES.index(name) if name in _STATE_DICT_NAMES else len(_STATE_DICT_NAMES)
-            candidates.append((priority, -_tensor_share(sub)[0], path, dict(_last_wins(sub))))
+            candidates.append((priority, -_tensor_share(sub)[0], path, dict(_last_wins(sub)), node))
             return
         module_sd = {}
         if _module_state(node, "", module_sd) and module_sd:
-            candidates.append((len(_STATE_DICT_NAMES), -len(module_sd), path, module_sd))
+            candidates.append((len(_STATE_DICT_NAMES), -len(module_sd), path, module_sd, None))
             return
         if depth < 3 and sub is not None:
             for k, v in sub:
@@ -124,9 +129,12 @@ def _find_state_dict(root) -> _StateDict:
     if not candidates:
         return _StateDict((), {}, "none", [(k, _summary(v)) for k, v in top.items()], [])
     candidates.sort(key=lambda c: (c[0], c[1]))
-    _, _, path, entries = candidates[0]
+    if fit is not None and len(candidates) > 1:
+        candidates.sort(key=lambda c: fit(c[3]), reverse=True)  # stable: equal fits keep the name order
+    _, _, path, entries, node = candidates[0]
     others = [(k, _summary(v)) for k, v in top.items() if k != path[0]]
-    return _StateDict(path, entries, "nested", others, [c[2] for c in candidates[1:]])
+    found = [c[2:] for c in candidates]
+    return _StateDict(path, entries, "nested", others, [c[2] for c in candidates[1:]], node, found)
 
 
 _KNOWN_PREFIXES = ("module._orig_mod.", "_orig_mod.module.", "module.", "_orig_mod.")

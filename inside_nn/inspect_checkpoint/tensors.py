@@ -36,6 +36,8 @@ class _Tensor:
     nan: int = 0
     inf: int = 0
     scanned: bool = False
+    digest: int | None = None  # CRC-32 of the bytes it views (dense tensors, when the scanner tracks values)
+    absmax: float | None = None  # the largest finite |value| (floating dense tensors, the same)
 
     @property
     def itemsize(self) -> int:

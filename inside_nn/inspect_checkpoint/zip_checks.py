@@ -140,7 +140,10 @@ class _ZipChecks(_InspectionState):
         return found
 
     def _crc_pass(self, layout: _Layout, archive: str, views_by_record: dict) -> None:
-        """CRC-32 of every record (and NaN/inf counts of the tensors that view each), within the byte budget."""
+        """CRC-32 of every record (and NaN/inf counts of the tensors that view each), within the byte budget;
+        none without the archive's directory (layout None)."""
+        if layout is None:
+            return
         zero = [e for e in layout.entries if e.crc == 0 and e.usize > 0]
         bad, inflated = [], 0
         for e in layout.entries:

@@ -16,7 +16,7 @@ from inside_nn.inspect_checkpoint.checkpoint_report import (
     _short,
 )
 from inside_nn.inspect_checkpoint.limits import PICKLE_LIMIT, SMALL_RECORD
-from inside_nn.inspect_checkpoint.pickle_reader import _parse_pickle, _PickleError
+from inside_nn.inspect_checkpoint.pickle_reader import _parse_pickle, _PickleError, _PickleLimit
 from inside_nn.inspect_checkpoint.scan import _floating
 from inside_nn.inspect_checkpoint.state import _InspectionState
 from inside_nn.inspect_checkpoint.tensors import _sub_tensors, _walk
@@ -56,16 +56,23 @@ class _ZipFormat(_InspectionState):
     def _zip_records(self, reader, records: list, layout: _Layout | None, why: str) -> None:
         """The archive as torch's reader lists it: layout findings, a TorchScript archive told apart, then
         data.pkl read without running it, what weights_only says, and the storages checked."""
-        if layout is None:  # torch's reader read it and ours did not: trust torch's, report ours
-            self.add(
-                "warning",
-                "archive layout",
-                "",
-                f"torch's reader opens the archive, but {why}",
+        if layout is None:  # torch's reader read it and ours did not: trust torch's for the contents, say what is not
+            described = hasattr(reader, "get_record_size")  # torch 2.6's reader cannot size a record by itself
+            skipped = (
+                ": the archive's layout, its records' CRCs and the tensors' values (NaN/inf) are not checked; its "
+                "pickle and tensors are described as torch's reader lists them"
+                if described
+                else ""
             )
-            return
-        archive, by_name, info = self._locate_records(reader, records, layout)
-        self._layout_findings(layout, archive, by_name, info)
+            self.add("warning", "archive layout", "", f"torch's reader opens the archive, but {why}{skipped}")
+            if not described:
+                return
+            self.scanner.not_read = "the archive's directory was not read (see archive layout)"
+            archive, by_name = self._archive_name(), {}
+            info = self._locate_records(reader, records, None)[2]
+        else:
+            archive, by_name, info = self._locate_records(reader, records, layout)
+            self._layout_findings(layout, archive, by_name, info)
         if "constants.pkl" in records or any(r.startswith("code/") for r in records):
             self.format = "torchscript"
             self.add(
@@ -105,30 +112,13 @@ class _ZipFormat(_InspectionState):
                 f"data.pkl is compressed with method {pkl_entry.method}, which miniz cannot read",
             )
             return
-        try:
-            data = bytes(reader.get_record("data.pkl"))
-        except Exception as error:  # noqa: BLE001
-            self.add(
-                "error",
-                "archive layout",
-                "data.pkl",
-                f"torch's reader cannot read data.pkl: {_short(error)}",
-            )
+        data_parsed = self._read_data_pkl(reader, layout, archive)
+        if data_parsed is None:
             return
-        try:
-            parsed = _parse_pickle(io.BytesIO(data))
-        except _PickleError as error:
-            self.add(
-                "error",
-                "not a checkpoint",
-                "data.pkl",
-                f"not a checkpoint: data.pkl is {error}; torch.load fails on it",
-            )
-            self._crc_pass(layout, archive, {})
-            return
+        data, parsed = data_parsed
         # torch.load would byte-swap a meta storage (the process dies), or inflate a compressed record: the
         # weights_only unpickler reads the pickle alone instead
-        if _swapped(small.get("byteorder")) or any(e.method for e in layout.entries):
+        if _swapped(small.get("byteorder")) or (layout is not None and any(e.method for e in layout.entries)):
             self.meta_pickle = lambda: io.BytesIO(data)
         self._globals(parsed)
         self._torch_load_meta()
@@ -139,12 +129,54 @@ class _ZipFormat(_InspectionState):
         )
         self._zip_storages(layout, archive, by_name, info, small)
 
-    def _locate_records(self, reader, records: list, layout: _Layout) -> tuple[str, dict, dict]:
+    def _read_data_pkl(self, reader, layout, archive: str):
+        """data.pkl's bytes and its parsed pickle, or None after saying why it cannot be read."""
+        try:
+            data = bytes(reader.get_record("data.pkl"))
+        except Exception as error:  # noqa: BLE001
+            self.add(
+                "error",
+                "archive layout",
+                "data.pkl",
+                f"torch's reader cannot read data.pkl: {_short(error)}",
+            )
+            return None
+        try:
+            parsed = _parse_pickle(io.BytesIO(data))
+        except _PickleLimit as error:  # the report's limit, not the file's damage
+            self.add(
+                "warning",
+                "record size",
+                "data.pkl",
+                f"data.pkl is {error}, more than this report reads (a state dict of hundreds of thousands of "
+                "tensors?): torch.load reads it, but its tensors are not described here; the records' CRCs are "
+                "checked",
+            )
+            self._crc_pass(layout, archive, {})
+            return None
+        except _PickleError as error:
+            self.add(
+                "error",
+                "not a checkpoint",
+                "data.pkl",
+                f"not a checkpoint: data.pkl is {error}; torch.load fails on it",
+            )
+            self._crc_pass(layout, archive, {})
+            return None
+        return data, parsed
+
+    def _archive_name(self) -> str:
+        """The folder of the archive's records, from the first local header (where torch.save writes it)."""
+        head = self.f.read(0, 30)
+        n_len = int.from_bytes(head[26:28], "little") if len(head) == 30 else 0
+        return self.f.read(30, n_len).decode("utf-8", "replace").partition("/")[0]
+
+    def _locate_records(self, reader, records: list, layout: _Layout | None) -> tuple[str, dict, dict]:
         """(the archive's folder, its directory entries by name, {record: (size, data offset)} as torch's
         reader resolves them); a finding for every record torch's reader cannot locate."""
-        archive = layout.entries[0].name.partition("/")[0] if layout.entries else ""
+        archive = layout.entries[0].name.partition("/")[0] if layout is not None and layout.entries else ""
         by_name = defaultdict(list)
-        for e in layout.entries:
+        for e in layout.entries if layout is not None else ():
             by_name[e.name].append(e)
         info = {}
 
