@@ -151,9 +151,8 @@ class Report:
     __repr__ = __str__
 
 
-# In the package, the report types are inside_nn.report's, the same definitions as above (tests/test_report.py
-# holds them equal), so that inspect_checkpoint's CheckpointReport is a Report of this module too. The download
-# (this file on its own) keeps the definitions above.
+# In the package, the report types are inside_nn.report's (tests/test_report.py holds them equal to the above), so
+# inspect_checkpoint's CheckpointReport is a Report of this module too. The download keeps the definitions above.
 if __name__ == "inside_nn.inspect_module":
     from inside_nn.report import BOOK, SEVERITIES, WIDTH, Finding, Report, wrap
 
@@ -516,9 +515,9 @@ def _called_methods(function, owner, names: set, seen: dict, depth: int) -> None
 
 
 def _hook_outputs(module: nn.Module) -> set[str]:
-    """Plain attributes a forward pre-hook recomputes before each forward: weight_norm's and spectral_norm's
-    `weight`, torch.nn.utils.prune's `weight` (from weight_orig * weight_mask), or any pre-hook (the module's
-    or a global one) that writes the attribute. They are derived from registered state, not state."""
+    """Plain attributes derived from registered state: what a forward pre-hook (the module's or a global one)
+    recomputes (weight_norm's, spectral_norm's, prune's `weight`), and a list rebuilt from a sibling list of
+    names (an RNN's `_flat_weights` from `_flat_weights_names`, its weights parametrized or not)."""
     hooks = [
         *vars(module).get("_forward_pre_hooks", {}).values(),
         *getattr(nn.modules.module, "_global_forward_pre_hooks", {}).values(),
@@ -526,6 +525,8 @@ def _hook_outputs(module: nn.Module) -> set[str]:
     names, seen = set(), {}
     for hook in hooks:
         _try(lambda hook=hook: _hook_writes(hook, names, seen))
+    own = vars(module)
+    names |= {n for n, v in own.items() if type(v) is list and len(v) == len(own.get(n + "_names", ()))}
     return {name for name in names if name in vars(module) and name not in _INTERNAL}
 
 

@@ -288,3 +288,28 @@ def test_past_the_record_limit_the_contents_are_still_described(tmp_path, monkey
     assert {t["key"] for t in report.tensors} == set(model.state_dict()), report
     assert not errors(report) and report.load_outcome is not None
     assert "directory was not read" in report.of_kind("not scanned")[0].message
+
+
+class RenamesItsOwnKeys(nn.Module):
+    """A model whose _load_from_state_dict maps an older layout's names (dense.*) onto its own (proj.*)."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
+        for name in ("weight", "bias"):
+            if prefix + "dense." + name in state_dict:
+                state_dict[prefix + "proj." + name] = state_dict.pop(prefix + "dense." + name)
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
+
+
+def test_names_the_model_s_own_load_takes_as_they_are_get_no_rename_advice(tmp_path):
+    """The names look like a prefix to change (dense. for proj.), but the model's load takes them: no warning,
+    where a DDP-saved file (module.) still gets its prefix finding."""
+    torch.save({"dense.weight": torch.randn(4, 4), "dense.bias": torch.randn(4)}, tmp_path / "old.pt")
+    assert not isinstance(real_load(RenamesItsOwnKeys(), tmp_path / "old.pt"), RuntimeError)
+    report = inspect_checkpoint(tmp_path / "old.pt", RenamesItsOwnKeys())
+    assert report.of_kind("prefix") == [] and not errors(report), report
+    torch.save({"module." + k: v for k, v in nn.Linear(4, 4).state_dict().items()}, tmp_path / "ddp.pt")
+    assert [f.path for f in inspect_checkpoint(tmp_path / "ddp.pt", nn.Linear(4, 4)).of_kind("prefix")] == ["module."]

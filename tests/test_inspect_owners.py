@@ -137,3 +137,17 @@ def test_an_uninitialized_parameter_in_a_plain_module_is_lazy():
     assert "run one forward" in report.of_kind("lazy")[0].message
     model(torch.randn(3, 7))  # the dry run materializes it, and the finding goes
     assert not inspect_module(model).of_kind("lazy")
+
+
+@pytest.mark.parametrize("kind", ["lstm parametrized", "gru old weight_norm"])
+def test_an_rnn_s_flat_weights_are_its_own_cache_not_plain_state(kind):
+    """nn.RNNBase rebuilds _flat_weights from _flat_weights_names: with its weights parametrized (or given the old
+    weight_norm hook) the list holds computed tensors, which are no plain state for the report to flag."""
+    torch.manual_seed(0)
+    if kind.startswith("lstm"):
+        model = parametrizations.weight_norm(nn.LSTM(4, 8, batch_first=True), "weight_hh_l0")
+    else:
+        with pytest.warns(FutureWarning):
+            model = torch.nn.utils.weight_norm(nn.GRU(4, 8), "weight_ih_l0")
+    report = inspect_module(model, example_inputs=(torch.randn(3, 2, 4),))
+    assert [f for f in report.findings if "_flat_weights" in f.path] == [], report

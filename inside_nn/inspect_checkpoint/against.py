@@ -100,6 +100,8 @@ class _Against(_InspectionState):
         file_keys = [k for k in self.entries if isinstance(k, str)]
         model_keys = list(expected)
         strip, add = _best_renaming(file_keys, model_keys)
+        if (strip or add) and self._loads_as_saved(model, expected, file_keys):
+            strip = add = ""  # the model's own load code takes the file's names (a _load_from_state_dict renames)
         mapping = {_renamed(k, strip, add): k for k in file_keys}  # model key -> file key
         self._renaming_finding(strip, add, file_keys)
         # the model's own load, on a meta copy: which keys it reports missing and unexpected, what it raises
@@ -134,6 +136,12 @@ class _Against(_InspectionState):
                 + (f" ({cast} cast to the model's dtype)" if cast else "")
                 + "."
             )
+
+    def _loads_as_saved(self, model: nn.Module, expected: dict, file_keys: list) -> bool:
+        """Whether the model's own load, run on a meta copy, takes the file's keys as they are: nothing missing,
+        unexpected or raised (then no prefix is to be renamed, whatever the names look like)."""
+        run = self._run_load(model, expected, {k: k for k in file_keys}, "", "")
+        return run.failed is None and not (run.missing or run.unexpected or run.errors)
 
     def _renaming_finding(self, strip: str, add: str, file_keys: list) -> None:
         """The prefix finding of the renaming _best_renaming chose: strip the file's, add the model's, or both."""
