@@ -292,3 +292,17 @@ def test_scan_reads_past_the_default_budget_when_asked(files, capsys):
     with pytest.raises(SystemExit) as stop:
         cli.main(["checkpoint", "late_nan.pt", "--scan", "lots"])
     assert stop.value.code == 2
+
+
+def test_a_dcp_metadata_with_a_data_class_of_its_own_is_a_warning_not_an_error(dcp_folder, capsys):
+    """A class beyond DCP's own that runs no code (a planner's data, here fractions.Fraction) is not hostile:
+    a warning that pickle.load imports it, exit 0 (the shared rule of allow_list.runs_code)."""
+    import fractions
+    import pickle
+
+    metadata = pickle.loads((dcp_folder / ".metadata").read_bytes())
+    metadata.planner_data = {"scale": fractions.Fraction(1, 3)}
+    (dcp_folder / ".metadata").write_bytes(pickle.dumps(metadata))
+    status, out, err = run(capsys, "run")
+    assert (status, err) == (0, "")
+    assert "WARNING unsafe pickle · .metadata" in out and "fractions.Fraction" in out and fits_80_columns(out)

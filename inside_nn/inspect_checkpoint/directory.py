@@ -14,6 +14,7 @@ import os
 import pickle
 import stat
 
+from inside_nn.inspect_checkpoint.allow_list import runs_code
 from inside_nn.inspect_checkpoint.checkpoint_report import _count, _mib, _names, _shape_text
 from inside_nn.inspect_checkpoint.files import _File
 from inside_nn.inspect_checkpoint.limits import PICKLE_LIMIT
@@ -173,14 +174,23 @@ class _Directory(_InspectionState):
                 self.f.close()
         unknown = sorted(set(reader.named) - _DATA - set(_PATHS))
         unknown = [g for g in unknown if not g.startswith(_DCP) and _dtype_global(_Global(*g.rsplit(".", 1))) is None]
-        if unknown:
+        code = [g for g in unknown if runs_code(*g.rsplit(".", 1))]  # the rule weights_only.py's advice follows
+        if code:
             self.add(
                 "error",
                 "unsafe pickle",
                 ".metadata",
-                f".metadata names {_names(unknown)}, not the data "
-                "classes a DCP save holds: torch.distributed.checkpoint.load unpickles it with pickle.load, "
-                "which would import and call them. Do not load this folder",
+                f".metadata names {_names(code)}, which can run code: torch.distributed.checkpoint.load "
+                "unpickles it with pickle.load, which would import and call them. Do not load this folder",
+            )
+        elif unknown:
+            self.add(
+                "warning",
+                "unsafe pickle",
+                ".metadata",
+                f".metadata names {_names(unknown)}, classes beyond the data a DCP save holds (a planner's own "
+                "data?): torch.distributed.checkpoint.load unpickles it with pickle.load, which imports them; "
+                "load the folder only if they are yours",
             )
         meta = _state(root) if _named(root, "Metadata") else {}
         entries = _pairs(meta.get("state_dict_metadata"))
