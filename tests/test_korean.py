@@ -6,6 +6,7 @@ import copy
 import html
 import importlib.util
 import json
+import functools
 import re
 
 import pytest
@@ -176,13 +177,17 @@ def test_translated_pages_are_current(name):
 
 
 def glossary(text: str | None = None) -> list[tuple[str, str, list[str]]]:
+    """(English, this book's form, rejected forms) for every row of the style sheet's tables (see _glossary)."""
+    return list(_glossary((KO_BOOK / "glossary.md").read_text(encoding="utf-8") if text is None else text))
+
+
+@functools.cache
+def _glossary(text: str) -> list[tuple[str, str, list[str]]]:
     """(English, this book's form, rejected forms) for every row of the style sheet's tables.
 
     The page marks a stem with a trailing hyphen ("import하-", "할당받-"), as Korean grammar writes
     stems, so that a reader does not take it for a typo; the rejected form is the stem without the
     hyphen, found where a word starts, so it catches every ending ("할당받은", "할당받아")."""
-    if text is None:
-        text = (KO_BOOK / "glossary.md").read_text(encoding="utf-8")
     rows = []
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -222,6 +227,7 @@ def prose_only(text: str) -> str:
     return LINK_TARGET.sub("", text)
 
 
+@functools.cache
 def rejected_pattern(form: str) -> re.Pattern:
     """A rejected form where it starts a word: after no Hangul syllable (nor, for a form that starts
     with a Latin letter, after a letter, digit, `_` or `-`: `all-reduce` is not `reduce`).
@@ -570,19 +576,22 @@ def _review_rows() -> list:
 def test_a_planted_variant_of_a_2026_12_03_row_is_rejected(english, form, variant):
     """Each variant the review found, put in place of the book's form in the first text (book order)
     that uses that form, is named by the style test; the text as it is passes."""
-    order = [c for c in _toc_chapters() if c in CHAPTERS] + CHAPTERS
     found = rejected_pattern(form)
     texts = [
-        e["ko"]
-        for c in order
-        for e in load_store(c)
-        if found.search(prose_only(e["ko"])) or (form.startswith("`") and form in e["ko"])
+        text for text, prose in _ko_texts_in_book_order() if found.search(prose) or (form.startswith("`") and form in text)
     ]
     assert texts, f"no chapter writes {form!r} ({english}); the plant needs a sentence to put {variant!r} into"
     text = texts[0]
     assert style_problems(text) == []
     planted = text.replace(form, variant, 1) if form.startswith("`") else found.sub(lambda m: variant, text, count=1)
     assert any(repr(variant) in p for p in style_problems(planted)), planted[:200]
+
+
+@functools.cache
+def _ko_texts_in_book_order() -> list[tuple[str, str]]:
+    """(Korean text, its prose) of every translation, chapters in the book's order, read once."""
+    order = [c for c in _toc_chapters() if c in CHAPTERS] + CHAPTERS
+    return [(e["ko"], prose_only(e["ko"])) for c in order for e in load_store(c)]
 
 
 def _toc_chapters() -> list[str]:

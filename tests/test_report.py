@@ -3,6 +3,7 @@
 definition by definition, and in the package both inspectors must use one set of classes."""
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ("BOOK", "SEVERITIES", "WIDTH", "wrap", "Finding", "Report")
 
 
+@functools.cache
 def _definitions(path: Path) -> dict[str, str]:
-    """The source text of each top-level definition (class, function, assignment) of a module, by name."""
+    """The source text of each shared top-level definition (class, function, assignment) of a module, by
+    name (parsed once per module: `ast.get_source_segment` walks the text from its start)."""
     text = path.read_text(encoding="utf-8")
     out = {}
     for node in ast.parse(text).body:
@@ -24,7 +27,7 @@ def _definitions(path: Path) -> dict[str, str]:
             names = [t.id for t in node.targets if isinstance(t, ast.Name)]
         else:
             continue
-        for name in names:
+        for name in set(names) & set(SHARED):
             out[name] = ast.get_source_segment(text, node)
     return out
 
