@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import copy
+import functools
 import html
 import importlib.util
 import json
-import functools
 import re
 
 import pytest
@@ -578,7 +578,9 @@ def test_a_planted_variant_of_a_2026_12_03_row_is_rejected(english, form, varian
     that uses that form, is named by the style test; the text as it is passes."""
     found = rejected_pattern(form)
     texts = [
-        text for text, prose in _ko_texts_in_book_order() if found.search(prose) or (form.startswith("`") and form in text)
+        text
+        for text, prose in _ko_texts_in_book_order()
+        if found.search(prose) or (form.startswith("`") and form in text)
     ]
     assert texts, f"no chapter writes {form!r} ({english}); the plant needs a sentence to put {variant!r} into"
     text = texts[0]
