@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import copy
 import dataclasses
 import os
 import pathlib
@@ -20,6 +21,7 @@ import textwrap
 import warnings
 
 import numpy as np
+import pytest
 import torch
 from test_inspect_checkpoint import kinds, serious, text
 from torch import nn
@@ -267,3 +269,30 @@ def test_trying_the_allow_list_leaves_the_process_allowlist_as_it_was(tmp_path):
         print("same:", list(torch.serialization.get_safe_globals()) == before)
     """)
     assert "same: True" in child.stdout, child.stdout + child.stderr[-2000:]
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["zip", "legacy"])
+def test_non_finite_values_outside_the_state_dict_are_reported(tmp_path, legacy):
+    """An EMA copy and the optimizer's moments are read by a resumed run, not by load_state_dict: a NaN there
+    is a warning that names where it sits; the same file without it has no non-finite finding."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4))
+    optimizer = torch.optim.Adam(model.parameters())
+    model(torch.randn(3, 4)).sum().backward()
+    optimizer.step()
+    ema = {k: v.clone() for k, v in model.state_dict().items()}
+
+    def saved(name, ckpt):
+        path = tmp_path / name
+        torch.save(ckpt, path, _use_new_zipfile_serialization=not legacy)
+        return inspect_checkpoint(path, model=model)
+
+    healthy = saved("healthy.pt", {"model": model.state_dict(), "ema": ema, "optimizer": optimizer.state_dict()})
+    assert "non-finite" not in healthy.kinds()
+    ema["0.weight"][1, 2] = float("nan")
+    moments = copy.deepcopy(optimizer.state_dict())
+    moments["state"][0]["exp_avg_sq"][0, 0] = float("inf")
+    report = saved("diverged.pt", {"model": model.state_dict(), "ema": ema, "optimizer": moments})
+    (finding,) = report.of_kind("non-finite")
+    assert finding.severity == "warning" and finding.path == 'ckpt["ema"]["0.weight"]'
+    assert 'ckpt["optimizer"]["state"][0]["exp_avg_sq"]: 1 ±inf' in finding.message

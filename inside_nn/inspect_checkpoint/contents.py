@@ -195,8 +195,34 @@ class _Contents(_InspectionState):
                     "a view's whole storage; .clone() views before saving",
                 )
 
+    def _outside_state_dict(self) -> list:
+        """The tensors of the file that are not in the state dict nor held by one of its tensors (an EMA copy,
+        the optimizer's moments, a second model): a resumed run or an evaluation with the EMA reads them."""
+        return [t for t in self.all_tensors if t.key.startswith("ckpt")]
+
+    def _outside_values(self) -> None:
+        """One finding for every NaN/inf outside the state dict: load_state_dict never reads them, but resuming
+        (optimizer.load_state_dict) or evaluating with an EMA copy does."""
+        bad = [t for t in self._outside_state_dict() if t.nan or t.inf]
+        if not bad:
+            return
+        shown = "; ".join(
+            f"{t.key}: " + " and ".join(f"{n:,} {what}" for n, what in ((t.nan, "NaN"), (t.inf, "±inf")) if n)
+            for t in bad[:3]
+        )
+        more = f"; and {len(bad) - 3} more" if len(bad) > 3 else ""
+        self.add(
+            "warning",
+            "non-finite",
+            bad[0].key,
+            f"{len(bad)} tensor(s) outside the state dict hold non-finite values ({shown}{more}): the model loads "
+            "cleanly, but resuming from this file (the optimizer's state) or evaluating with these weights (an EMA "
+            "copy) carries them into every step; keep the last checkpoint saved before the run diverged",
+        )
+
     def _values(self) -> None:
         """NaN/inf findings, and what the budget left unread."""
+        self._outside_values()
         params = set()
         if self.model is not None:
             for name, _ in self.model.named_parameters(remove_duplicate=False):
