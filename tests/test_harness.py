@@ -157,3 +157,52 @@ def test_call_interrupts_an_endless_loop():
     result, line = harness.call(count_unique, None, deadline=0.2)
     assert result is None
     assert line == "✗ count_unique did not return within 0.2 s: an endless loop?"
+
+
+def _anatomy(model: nn.Module) -> list:
+    """What a build makes, compared between a build and a copy: each module's class, flags, hooks and own
+    attributes; each tensor's name, object identity pattern (ties), values, dtype, device and grad flag."""
+    ids: dict[int, int] = {}
+    out = []
+    for path, module in model.named_modules(remove_duplicate=False):
+        out.append((path, type(module).__qualname__, module.training, harness._hooks(module), sorted(vars(module))))
+    tensors = [*model.named_parameters(remove_duplicate=False), *model.named_buffers(remove_duplicate=False)]
+    for name, t in tensors:
+        tie = ids.setdefault(id(t), len(ids))
+        lazy = isinstance(t, nn.parameter.UninitializedTensorMixin)
+        values = None if t.is_meta or lazy else t.detach().cpu().to_dense().float().flatten().tolist()
+        out.append(
+            (name, tie, type(t).__name__, t.dtype, t.device.type, t.requires_grad, None if lazy else t.shape, values)
+        )
+    return out
+
+
+def test_a_built_copy_is_the_model_a_build_makes():
+    """harness.built hands out copies of the first build: for every zoo model, a copy matches a fresh build
+    (structure, ties, hooks, values, flags), runs the same forward, and leaves the generator where a build does."""
+    import warnings
+
+    from inside_nn import zoo
+
+    for name, spec in zoo.MODELS.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            harness.built(spec.build, 3)  # the first call builds and keeps a copy
+            copied = harness.built(spec.build, 3)
+            after_copy = torch.default_generator.get_state()
+            torch.default_generator.manual_seed(3)
+            fresh = spec.build()
+            assert torch.equal(after_copy, torch.default_generator.get_state()), name
+            assert _anatomy(copied) == _anatomy(fresh), name
+            if "meta" in spec.traits or "lazy-uninitialized" in spec.traits or "wrapper" in spec.traits:
+                continue
+            inputs = zoo.inputs(name)
+            with torch.no_grad():
+                a, b = copied.eval()(*inputs), fresh.eval()(*inputs)
+        assert torch.equal(_first_tensor(a), _first_tensor(b)), name
+
+
+def _first_tensor(out):
+    while not isinstance(out, torch.Tensor):
+        out = next(iter(out.values() if isinstance(out, dict) else out))
+    return out

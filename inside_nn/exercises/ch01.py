@@ -20,6 +20,7 @@ from inside_nn.exercises.harness import (
     ModelState,
     Wrong,
     _plain_default_device,
+    built,
     call,
     checker,
 )
@@ -386,10 +387,9 @@ def _zoo(excluded=frozenset()):
 def _build(family):
     """The family's model, seeded as `zoo.build` seeds it (the harness restores the caller's RNG after the
     check; the CPU generator alone: torch.manual_seed would also queue a seed for every accelerator)."""
-    torch.default_generator.manual_seed(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = family.build()
+        model = built(family.build)
     if family.dtype != torch.float32:
         model.to(family.dtype)
     return model

@@ -24,6 +24,7 @@ from inside_nn.exercises.harness import (
     Wrong,
     _plain_default_device,
     attempt,
+    built,
     checker,
     seed_verdict,
 )
@@ -67,10 +68,9 @@ def _zoo_models(excluded):
 
 def _zoo_build(name, seed=0):
     """zoo.build(name), seeded the same way, without torch.manual_seed's cost."""
-    _seed(seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return zoo.MODELS[name].build()
+        return built(zoo.MODELS[name].build, seed)
 
 
 # Zoo models the init exercises leave out: a lazy module before its dry run has nothing to fill, a meta

@@ -11,7 +11,7 @@ import torch
 from torch import nn
 
 from inside_nn import pick_device, zoo
-from inside_nn.exercises.harness import FLOATS
+from inside_nn.exercises.harness import FLOATS, built
 
 device = pick_device()
 
@@ -180,8 +180,7 @@ _NOT_INITIALIZED_HERE = {
 
 def _zoo_build(name, seed=0):
     """zoo.build(name), seeded the same way, without torch.manual_seed's cost."""
-    _seed(seed)
-    return _quietly(zoo.MODELS[name].build)
+    return _quietly(partial(built, zoo.MODELS[name].build, seed))
 
 
 def _init_family():

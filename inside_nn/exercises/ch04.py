@@ -21,6 +21,7 @@ from inside_nn.exercises.harness import (
     ModelState,
     Wrong,
     _plain_default_device,
+    built,
     call,
     checker,
 )
@@ -551,10 +552,9 @@ _ZOO_LAYERS = (("gpt2", "Conv1D"), ("resnet", "Conv2d"), ("llama", "Linear"))
 
 def _zoo_layer(name, kind):
     def build():
-        _seed(0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            model = zoo.MODELS[name].build()
+            model = built(zoo.MODELS[name].build)
         layer = next(m for m in model.modules() if type(m).__name__ == kind)
         return copy.deepcopy(layer)
 

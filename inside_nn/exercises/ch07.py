@@ -22,6 +22,7 @@ from torch import nn
 from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
 
 from inside_nn import pick_device, zoo
+from inside_nn.exercises import harness
 from inside_nn.exercises.harness import Wrong, attempt, checker
 from inside_nn.exercises.simulated_devices import SimulatedDevices, device_of
 
@@ -56,7 +57,7 @@ def _fake_all_reduces(timeout_s=2.0, backend="gloo"):
     """
     slots, barrier, log = (
         [None, None],
-        threading.Barrier(2, timeout=timeout_s),
+        threading.Barrier(2, timeout=timeout_s * harness.DEADLINE_SCALE),  # a rank left waiting: a deadline too
         [[], []],
     )
     combine = {

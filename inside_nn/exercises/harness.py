@@ -24,6 +24,7 @@ Wrong answers are reported, never raised: a reader gets one line that says what 
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import io
 import os
@@ -105,6 +106,43 @@ def seed_verdict(draw: Callable[[int], torch.Tensor], name: str) -> str | None:
             f"generator, not one seeded inside {name}"
         )
     return None
+
+
+# build -> (a model kept untouched, the CPU generator's state right after building it), or None where a copy is
+# not the same model (deepcopy refuses it: a lazy module before its dry run, the old weight_norm's hook).
+_BUILT: dict = {}
+
+
+def built(build: Callable[[], nn.Module], seed: int = 0) -> nn.Module:
+    """`build()` after seeding the CPU generator with `seed`, as a check needs it for every answer: the first call
+    builds; later calls return a deep copy of that first model and leave the generator where the build left it.
+    A copy keeps what a build makes (values, ties, hooks, parametrizations, flags) at a tenth of the cost, and a
+    checker rebuilds its family for every answer. `build` must be deterministic (every zoo model is:
+    tests/test_zoo_models.py); tests/test_harness.py compares copies with builds for the whole zoo."""
+    key = (build, seed)
+    if _BUILT.get(key, False) is None:  # known not to copy faithfully
+        torch.default_generator.manual_seed(seed)
+        return build()
+    if key in _BUILT:
+        model, after = _BUILT[key]
+        torch.default_generator.set_state(after)
+        return copy.deepcopy(model)
+    torch.default_generator.manual_seed(seed)
+    model = build()
+    after = torch.default_generator.get_state()
+    if len(_BUILT) >= 256:  # builds made afresh for each check (closures) never come back: forget them
+        _BUILT.clear()
+    try:
+        kept = copy.deepcopy(model)
+    except Exception:  # noqa: BLE001 (deepcopy refuses a model: build it every time)
+        kept = None
+    # a copy whose modules hold other attributes than the build's (torch.compile's wrapper) is not the same model
+    _BUILT[key] = (kept, after) if kept is not None and _layout(kept) == _layout(model) else None
+    return model
+
+
+def _layout(model: nn.Module) -> list:
+    return [(type(m), sorted(vars(m))) for m in model.modules()]
 
 
 def capture() -> dict:
