@@ -171,42 +171,86 @@ def _kind_of(results: list[dict], path: str) -> str:
     return "plain"
 
 
+def _group(paths: list[str], key) -> dict[str, list[str]]:
+    """paths grouped by key(path), in order."""
+    groups: dict[str, list[str]] = {}
+    for path in paths:
+        groups.setdefault(key(path), []).append(path)
+    return groups
+
+
+def _attribute(path: str) -> str:
+    """The plain attribute a path starts from: `experts[0].w1.weight` -> `experts`."""
+    return path.partition("[")[0]
+
+
+def _owner(path: str) -> str:
+    """The module a parameter belongs to: `head.weight` -> `head`."""
+    return path.rpartition(".")[0]
+
+
+def _grouped_path(paths: list[str], owner: str) -> str:
+    """One path for a finding about several tensors: `head (weight, bias)`, or the tensor's own path."""
+    if len(paths) == 1:
+        return paths[0]
+    cut = len(owner) + 1 if owner and all(p.startswith(owner + ".") for p in paths) else 0
+    return f"{owner} ({_names([p[cut:] for p in paths], 4)})" if cut else _names(paths, 4)
+
+
+def _kept_message(kind: str, paths: list[str], where: str) -> tuple[str, str, str]:
+    """severity, finding kind and message for tensors of one kind that differ after a sync."""
+    if kind == "plain":
+        held = f"the tensor{'s' if len(paths) > 1 else ''} held by a plain attribute, which DDP does not see"
+        return (
+            "error",
+            "plain attribute",
+            (
+                f"{held}: {where}. Each rank keeps its own value and a checkpoint has none; register it as a "
+                "buffer (DDP then copies rank 0's at each synced forward), or all_reduce its update if it should "
+                "hold every rank's data"
+            ),
+        )
+    if kind == "late buffer":
+        return (
+            "error",
+            "late buffer",
+            (
+                "a buffer registered after DistributedDataParallel was built, in a model that had no buffer "
+                f"then, so DDP never syncs it: {where}. Register it in __init__"
+            ),
+        )
+    if kind == "buffer":
+        return "error", "buffer", f"a buffer that DDP should sync at each forward, yet {where}"
+    return (
+        "error",
+        "diverged parameter",
+        (
+            f"a {kind} that DDP keeps equal by averaging gradients, yet {where}: the ranks no longer train the "
+            "same model. A rank-dependent update (in forward, in place, or of a frozen parameter, which DDP "
+            "neither reduces nor syncs) is the usual cause"
+        ),
+    )
+
+
 def _state_findings(results: list[dict], steps: int) -> list[Finding]:
-    """A finding for each tensor that differs between ranks where DDP should have made it equal, or that DDP
-    never sees; a warning for a late buffer that DDP synced all the same."""
+    """A finding for the tensors that differ between ranks where DDP should have made them equal, or that DDP
+    never sees (one per plain attribute, per module's parameters); a warning for a late buffer that DDP synced
+    all the same."""
     kept, initial, _ = _divergence(results, steps)
     findings = []
-    for path, (label, ranks) in kept.items():
-        kind = _kind_of(results, path)
-        since = (
-            "from the start (each rank built its own: DDP's constructor did not copy it)"
-            if path in initial
-            else f"at the start of the {'eval forward' if label == 'eval' else label} (after DDP's sync)"
-        )
-        where = f"{_ranks_text(ranks)} differ{'s' if len(ranks) == 1 else ''} from rank 0 {since}"
-        if kind == "plain":
-            message = (
-                f"a tensor held by a plain attribute, which DDP does not see: {where}. Each rank keeps its "
-                "own value and a checkpoint has none; register it as a buffer (DDP then copies rank 0's at "
-                "each synced forward), or all_reduce its update if it should hold every rank's data"
+    by_kind = _group(list(kept), lambda path: _kind_of(results, path))
+    for kind, paths in by_kind.items():
+        key = _attribute if kind == "plain" else _owner
+        for owner, group in _group(paths, key).items():
+            label, ranks = kept[group[0]]
+            since = (
+                "from the start (each rank built its own: DDP's constructor did not copy it)"
+                if group[0] in initial
+                else f"at the start of the {'eval forward' if label == 'eval' else label} (after DDP's sync)"
             )
-            findings.append(_finding("error", "plain attribute", path, message))
-        elif kind == "late buffer":
-            message = (
-                f"a buffer registered after DistributedDataParallel was built, in a model that had no "
-                f"buffer then, so DDP never syncs it: {where}. Register it in __init__"
-            )
-            findings.append(_finding("error", "late buffer", path, message))
-        elif kind == "buffer":
-            message = f"a buffer that DDP should sync at each forward, yet {where}"
-            findings.append(_finding("error", "buffer", path, message))
-        else:
-            message = (
-                f"a {kind} that DDP keeps equal by averaging gradients, yet {where}: the ranks no longer train "
-                "the same model. A rank-dependent update (in forward, in place, or of a frozen parameter, "
-                "which DDP neither reduces nor syncs) is the usual cause"
-            )
-            findings.append(_finding("error", "diverged parameter", path, message))
+            where = f"{_ranks_text(ranks)} differ{'s' if len(ranks) == 1 else ''} from rank 0 {since}"
+            severity, finding_kind, message = _kept_message(kind, group, where)
+            findings.append(_finding(severity, finding_kind, _grouped_path(group, owner), message))
     late = sorted({p for r in results for p, k in r["kinds"].items() if k == "late buffer"} - kept.keys())
     for path in late:
         message = (
@@ -241,44 +285,49 @@ def _buffer_findings(results: list[dict], steps: int) -> list[Finding]:
     return [_finding("note", "buffer sync", "", message)]
 
 
+_DEFAULT = (
+    "with find_unused_parameters=False (the default), DDP waits for {its} gradient{s} and the next step raises "
+    "'Expected to have finished reduction in the prior iteration before starting a new one'"
+)
+
+
+def _gradient_message(used: list[list[bool]], many: bool) -> tuple[str, str]:
+    """The finding kind and message for parameters with this record of gradients (per rank, per step)."""
+    default = _DEFAULT.format(its="their" if many else "its", s="s" if many else "")
+    missing = [rank for rank, steps in enumerate(used) if not all(steps)]
+    got = [rank for rank, steps in enumerate(used) if any(steps)]
+    if not got:
+        return "unused parameter", (
+            f"received no gradient in any step on any rank: {default}. Use {'them' if many else 'it'} in "
+            "forward, freeze (requires_grad_(False)) before wrapping, or pass find_unused_parameters=True"
+        )
+    if not set(got) & set(missing):  # some ranks every step, the others never
+        return "rank-dependent parameter", (
+            f"received a gradient on {_ranks_text(got)} only, every step: the ranks take different code paths. "
+            f"{default[0].upper()}{default[1:]} on {_ranks_text(missing)}, or hangs; make every rank run the same "
+            "modules (find_unused_parameters=True only hides it)"
+        )
+    steps_without = sorted({k + 1 for steps in used for k, ok in enumerate(steps) if not ok})
+    return "unused parameter", (
+        f"received no gradient on {_ranks_text(missing)} in step{'s' if len(steps_without) > 1 else ''} "
+        f"{', '.join(map(str, steps_without))} (a data-dependent path, such as a router that sends no token to "
+        f"an expert): {default}. Pass find_unused_parameters=True"
+    )
+
+
 def _gradient_findings(results: list[dict]) -> list[Finding]:
-    """Parameters that received no gradient on some rank in some step, as the ranks recorded it."""
-    findings = []
+    """Parameters that received no gradient on some rank in some step, as the ranks recorded it: one finding
+    per module and record."""
+    missing = {}
     for path in results[0]["used"]:
         used = [result["used"].get(path, []) for result in results]
-        if all(all(steps) for steps in used):
-            continue
-        missing = [rank for rank, steps in enumerate(used) if not all(steps)]
-        got = [rank for rank, steps in enumerate(used) if any(steps)]
-        default = (
-            "with find_unused_parameters=False (the default), DDP waits for its gradient and the next step raises "
-            "'Expected to have finished reduction in the prior iteration before starting a new one'"
-        )
-        if not got:
-            message = (
-                f"received no gradient in any step on any rank: {default}. Use it in forward, freeze it "
-                "(requires_grad_(False)) before wrapping, or pass find_unused_parameters=True"
-            )
-            findings.append(_finding("error", "unused parameter", path, message))
-        elif (
-            all(all(steps) for rank, steps in enumerate(used) if rank in got)
-            and set(got) | set(missing) == set(range(len(used)))
-            and not set(got) & set(missing)
-        ):
-            message = (
-                f"received a gradient on {_ranks_text(got)} only, every step: the ranks take different code "
-                f"paths. {default[0].upper()}{default[1:]} on {_ranks_text(missing)}, or hangs; make every rank "
-                "run the same modules (find_unused_parameters=True only hides it)"
-            )
-            findings.append(_finding("error", "rank-dependent parameter", path, message))
-        else:
-            steps_without = sorted({k + 1 for steps in used for k, ok in enumerate(steps) if not ok})
-            message = (
-                f"received no gradient on {_ranks_text(missing)} in step{'s' if len(steps_without) > 1 else ''} "
-                f"{', '.join(map(str, steps_without))} (a data-dependent path, such as a router that sends no "
-                f"token to an expert): {default}. Pass find_unused_parameters=True"
-            )
-            findings.append(_finding("error", "unused parameter", path, message))
+        if not all(all(steps) for steps in used):
+            missing[path] = used
+    findings = []
+    for owner, paths in _group(list(missing), _owner).items():
+        for group in _group(paths, lambda path: json.dumps(missing[path])).values():
+            kind, message = _gradient_message(missing[group[0]], len(group) > 1)
+            findings.append(_finding("error", kind, _grouped_path(group, owner), message))
     return findings
 
 
@@ -336,7 +385,7 @@ def _case(item) -> dict:
 
 def _name(case: dict) -> str:
     spec, args = case["build"]
-    name = spec.rpartition(":")[2] if ".py:" in spec or ":" not in spec else spec.rpartition(":")[2]
+    name = spec.rpartition(":")[2]
     return f"{name}({', '.join(map(repr, args))})" if args else name
 
 
@@ -453,9 +502,12 @@ def _state(model: nn.Module, wrap_buffers: set | None) -> dict:  # pragma: no co
         state[path] = ("parameter" if p.requires_grad else "frozen parameter", p)
     for path, b in _named_tensors(model, "_buffers"):
         state[path] = ("buffer" if wrap_buffers is None or path in wrap_buffers else "late buffer", b)
-    registered = _Registered(model)
+    registered, seen = _Registered(model), set()
     for prefix, _, _, _, items in _plain_attributes(model, registered):
         for where, item in items:
+            if id(item) in seen:  # the same tensor under another name (DARTS: a list and attributes)
+                continue
+            seen.add(id(item))
             if isinstance(item, torch.Tensor):
                 state[_join(prefix, where)] = ("plain", item)
             elif isinstance(item, nn.Module):
@@ -596,7 +648,8 @@ class _Run:  # pragma: no cover (runs on a rank)
             with torch.no_grad():
                 self.ddp(*args, **kwargs)
         except RuntimeError as error:
-            return "hangs" if "timed out" in str(error).lower() else one_line(error)
+            text = str(error).lower()
+            return "hangs" if "timed out" in text or "timeout" in text else one_line(error)
         return "does not hang"
 
 
