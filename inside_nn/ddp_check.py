@@ -76,10 +76,18 @@ class RankError(Exception):
 # --- The targets: what travels to the ranks -----------------------------------------------------------------
 
 
+def _is_file(where: str) -> bool:
+    """A target's part before the colon names a file (else a module, such as inside_nn.zoo)."""
+    return where.endswith(".py") or "/" in where or os.sep in where
+
+
 def _target(obj) -> list | None:
     """A function as [spec, args] for the ranks: spec is FILE.py:function or inside_nn.module:function."""
-    if obj is None or isinstance(obj, str):
-        return None if obj is None else [obj, []]
+    if obj is None:
+        return None
+    if isinstance(obj, str):  # a file's path made absolute: the ranks run in a folder of their own
+        where, _, name = obj.rpartition(":")
+        return [f"{os.path.abspath(where)}:{name}" if _is_file(where) else obj, []]
     if isinstance(obj, functools.partial) and not obj.keywords:
         spec, args = _target(obj.func)
         return [spec, [*args, *obj.args]]
@@ -451,7 +459,7 @@ def _load(target):  # pragma: no cover (runs on a rank)
 
     spec, args = target
     where, _, name = spec.rpartition(":")
-    if where.endswith(".py") or os.sep in where:
+    if _is_file(where):
         if not os.path.isfile(where):
             raise TargetError(f"no such file: {where}")
         folder = os.path.dirname(os.path.abspath(where))
