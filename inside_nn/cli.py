@@ -210,7 +210,9 @@ def _ddp(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("inside-nn ddp: interrupted; the ranks were stopped", file=sys.stderr)
         return 130
-    except (RuntimeError, TimeoutError) as error:  # the launcher's: a rank died, or the run took too long
+    except TimeoutError as error:  # the launcher's: the ranks took longer than --timeout
+        raise _Stop(str(error)) from None
+    except RuntimeError as error:  # the launcher's: a rank died outside the reader's code
         raise _Stop(one_line(error)) from None
     return _print_report(report)
 

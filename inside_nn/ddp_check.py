@@ -163,7 +163,7 @@ def _differing(results: list[dict], label: str) -> dict[str, list[int]]:
 def _divergence(results: list[dict], steps: int) -> tuple[dict, dict, dict]:
     """Three maps path -> (label, ranks): differing after a sync (at the start of a forward after the first
     step, or of the eval forward), differing after the constructor, and differing after a forward."""
-    synced = ["eval"] + [f"step {k}" for k in range(2, steps + 1)]
+    synced = [f"step {k}" for k in range(2, steps + 1)] + ["eval"]
     kept, initial, after = {}, {}, {}
     for labels, into in ((synced, kept), (["wrap"], initial), (["after steps", "after eval"], after)):
         for label in labels:
@@ -254,7 +254,7 @@ def _state_findings(results: list[dict], steps: int) -> list[Finding]:
             since = (
                 "from the start (each rank built its own: DDP's constructor did not copy it)"
                 if group[0] in initial
-                else f"at the start of the {'eval forward' if label == 'eval' else label} (after DDP's sync)"
+                else f"at the start of {'the eval forward' if label == 'eval' else label} (after DDP's sync)"
             )
             where = f"{_ranks_text(ranks)} differ{'s' if len(ranks) == 1 else ''} from rank 0 {since}"
             severity, finding_kind, message = _kept_message(kind, group, where)

@@ -140,3 +140,14 @@ def zoo_build(name: str) -> nn.Module:
 
 def zoo_inputs(name: str, rank: int) -> tuple:
     return zoo.inputs(name, seed=rank)
+
+
+def sleepy() -> nn.Module:
+    """Touches the file DDP_CHECK_MARKER names (the ranks are running), then builds nothing for a minute."""
+    import os
+    import time
+    from pathlib import Path
+
+    Path(os.environ["DDP_CHECK_MARKER"]).touch()
+    time.sleep(60)
+    return Healthy()
