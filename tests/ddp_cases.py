@@ -151,3 +151,15 @@ def sleepy() -> nn.Module:
     Path(os.environ["DDP_CHECK_MARKER"]).touch()
     time.sleep(60)
     return Healthy()
+
+
+class LateBesideBuffer(LateBuffer):
+    """The same late `count`, beside a buffer DDP saw: DDP re-reads the buffers at each sync, so it syncs it."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("early", torch.zeros(1))
+
+
+def late_beside_buffer() -> nn.Module:
+    return LateBesideBuffer()

@@ -23,7 +23,7 @@ import pytest
 from test_ddp_cleanup import TOKEN_VARIABLE, processes_with_token
 
 from inside_nn import cli, ddp_check, zoo
-from inside_nn.ddp_check import SECTIONS, DDPReport, RankError, check_ddp_many
+from inside_nn.ddp_check import SECTIONS, DDPReport, RankError, check_ddp, check_ddp_many, report_of
 
 URL_LINE = re.compile(r"^\s*see https?://\S+$")
 
@@ -37,6 +37,7 @@ CANNOT = {
 PLANTED = {
     "counting": ddp_cases.vector_inputs,
     "late_buffer": ddp_cases.vector_inputs,
+    "late_beside_buffer": ddp_cases.vector_inputs,
     "unused": ddp_cases.vector_inputs,
     "rank_branch": ddp_cases.vector_inputs,
     "healthy": ddp_cases.vector_inputs,
@@ -108,6 +109,14 @@ def test_a_plain_attribute_updated_in_forward_differs(outcomes):
 def test_a_buffer_registered_after_wrapping_is_never_synced(outcomes):
     assert errors(outcomes["late_buffer"]) == [("late buffer", "count")]
     assert outcomes["late_buffer"].buffers == []  # DDP held none at construction
+
+
+def test_a_late_buffer_beside_a_buffer_is_synced_and_only_warned_about(outcomes):
+    report = outcomes["late_beside_buffer"]
+    assert errors(report) == []
+    (warning,) = report.of_kind("late buffer")
+    assert (warning.severity, warning.path) == ("warning", "count") and "syncs it only because" in warning.message
+    assert report.buffers == ["early"]
 
 
 def test_a_parameter_without_gradient_is_reported_with_the_fix(outcomes):
@@ -227,3 +236,59 @@ def test_a_run_past_its_timeout_stops_every_process(token, capsys):
     assert capsys.readouterr().err.startswith("inside-nn ddp: ranks [0, 1] gave no result within 2.0 s")
     assert processes_with_token(token) == []
     assert psutil.Process().children(recursive=True) == []
+
+
+def record(**changes) -> dict:
+    """A rank's record as run_plan returns it, for a Linear `proj` and a buffer `stat`, all equal."""
+    same = {"proj.weight": ["torch.float32", [2, 2], "a"], "stat": ["torch.float32", [2], "b"]}
+    labels = ["wrap", "step 2", "after steps", "eval", "after eval"]
+    base = {
+        "digests": {label: dict(same) for label in labels},
+        "kinds": {"proj.weight": "parameter", "stat": "buffer"},
+        "used": {"proj.weight": [True, True]},
+        "syncs": [True, True, True],
+        "buffers": ["stat"],
+        "buffer_bytes": 8,
+        "lone": None,
+    }
+    return base | changes
+
+
+def test_what_the_ranks_record_becomes_findings():
+    """Outcomes the zoo and the planted models do not produce: a parameter or a synced buffer that differs, a
+    parameter without gradient in one step, a lone forward that raises."""
+    differing = {"proj.weight": ["torch.float32", [2, 2], "other"], "stat": ["torch.float32", [2], "other"]}
+    rank_1 = record(used={"proj.weight": [True, False]})
+    rank_1["digests"] |= {label: dict(differing) for label in ["step 2", "eval"]}
+    report = report_of("made", [record(lone="RuntimeError: boom"), rank_1], steps=2)
+    kinds = [(f.severity, f.kind, f.path) for f in report.findings]
+    assert kinds == [
+        ("error", "buffer", "stat"),
+        ("error", "diverged parameter", "proj.weight"),
+        ("error", "unused parameter", "proj.weight"),
+        ("warning", "lone forward", ""),
+        ("note", "buffer sync", ""),
+    ]
+    assert "on rank 1 in step 2 (a data-dependent path" in report.of_kind("unused parameter")[0].message
+    assert "at the start of step 2" in report.of_kind("diverged parameter")[0].message
+    assert report.of_kind("lone forward")[0].message.endswith("raised RuntimeError: boom")
+    assert fits(str(report)) and "which finished" not in str(report)
+
+
+def test_the_targets_the_ranks_can_import(monkeypatch):
+    def local():  # not at the top of a file: the ranks cannot find it
+        return None
+
+    with pytest.raises(TypeError, match="pass FILE.py:function"):
+        check_ddp_many([(local, ddp_cases.vector_inputs)])
+    with pytest.raises(ValueError, match="at least 2 ranks and 1 step"):
+        check_ddp_many([("m.py:build", "m.py:inputs")], ranks=1)
+    assert ddp_check._target(zoo.inputs) == ["inside_nn.zoo:inputs", []]
+    case = ddp_check._case({"build": "m.py:build", "inputs": functools.partial(ddp_cases.zoo_inputs, "gpt2")})
+    assert case["build"] == [f"{os.path.abspath('m.py')}:build", []] and case["loss"] is None
+    assert case["inputs"] == [f"{ddp_cases.__file__}:zoo_inputs", ["gpt2"]]
+    assert ddp_check._name(case) == "build"
+
+    monkeypatch.setattr(ddp_check, "check_ddp_many", lambda cases, *args: [RankError("rank 1: ValueError: x")])
+    with pytest.raises(RankError, match="rank 1: ValueError: x"):
+        check_ddp("m.py:build", "m.py:inputs")
