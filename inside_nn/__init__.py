@@ -2,6 +2,7 @@
 
 - `inside_nn.inspect_module`: `inspect_module(model)`, chapter 8's report on a model's state.
 - `inside_nn.checkpoint`: saving and loading checkpoints that survive crashes and hostile files.
+- `inside_nn.ddp_check`: `check_ddp(build, make_inputs)`, chapter 7's observations of DDP on CPU ranks.
 - `inside_nn.zoo`: small builds of real architectures, written as their code bases write them.
 - `inside_nn.exercises`: the checkers of every chapter's exercises, on one harness.
 

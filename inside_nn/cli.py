@@ -4,16 +4,22 @@
     inside-nn inspect path/to/file.py:build_model [--inputs path/to/file.py:make_inputs]
     inside-nn checkpoint path/to/model.pt [--model path/to/file.py:build_model] [--scan all|BYTES]
     inside-nn checkpoint path/to/folder      (a torch.distributed.checkpoint save, a Hugging Face sharded one)
+    inside-nn ddp path/to/file.py:build --inputs path/to/file.py:make_inputs [--ranks 2] [--steps 3]
+                  [--loss path/to/file.py:loss] [--timeout S]
 
 Each tool is a subcommand: a function `add_<name>(commands)` declares its arguments and sets `run`, the
 function that does the work and returns the exit status.
 
-Exit status of `inside-nn inspect` and `inside-nn checkpoint`:
+Exit status of `inside-nn inspect`, `inside-nn checkpoint` and `inside-nn ddp`:
 
 - 0: the report is printed and has no error-severity finding (warnings and notes do not count);
 - 1: the report is printed and has at least one error, or the model (or its inputs) cannot be made or
   inspected, or the file cannot be opened (then one line on stderr says why, no traceback, and nothing on stdout);
+  for `ddp`, a rank that cannot run the reader's code is that line (`inside-nn ddp: rank 1: ValueError: ...`),
+  and so is a run past --timeout (every process it started is stopped);
 - 2: wrong usage (argparse's message on stderr).
+
+`inside-nn ddp` interrupted (Ctrl-C) stops its ranks, says so on stderr and exits 130.
 
 `python inspect_module.py file.py:build_model`, the standalone download of chapter 8, prints the same report
 and the same one-line errors; it exits 0 whenever the report is printed, whatever it finds.
@@ -172,7 +178,90 @@ def add_checkpoint(commands) -> None:
     checkpoint.set_defaults(run=_checkpoint)
 
 
-SUBCOMMANDS = [add_inspect, add_checkpoint]
+def _positive(kind: type, least):
+    """argparse's check of a number of at least `least`."""
+
+    def check(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not value >= least:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of at least {least}")
+        return value
+
+    return check
+
+
+def _ddp(args: argparse.Namespace) -> int:
+    import os
+
+    from inside_nn.ddp_check import RankError, check_ddp
+    from inside_nn.inspect_module import one_line, split_target
+
+    for target in filter(None, (args.target, args.inputs, args.loss)):
+        path = split_target(target)[0]
+        if not os.path.isfile(path):
+            raise _Stop(f"cannot read {target}: no such file: {path}")
+    try:
+        report = check_ddp(args.target, args.inputs, args.loss, args.ranks, args.steps, args.timeout)
+    except RankError as error:
+        raise _Stop(str(error)) from None
+    except KeyboardInterrupt:
+        print("inside-nn ddp: interrupted; the ranks were stopped", file=sys.stderr)
+        return 130
+    except TimeoutError as error:  # the launcher's: the ranks took longer than --timeout
+        raise _Stop(str(error)) from None
+    except RuntimeError as error:  # the launcher's: a rank died outside the reader's code
+        raise _Stop(one_line(error)) from None
+    return _print_report(report)
+
+
+def add_ddp(commands) -> None:
+    ddp = commands.add_parser(
+        "ddp",
+        help="run a model under DistributedDataParallel on CPU ranks and report what differs between them",
+        description="Start RANKS processes (torchrun, gloo on the CPU); on each, build the model FUNCTION in "
+        "FILE returns, wrap it in DistributedDataParallel, train it STEPS SGD steps on the batch "
+        "make_inputs(rank) returns, run one eval forward, and report what the ranks observed: state that "
+        "differs between ranks, parameters without gradients, the buffers DDP broadcasts, and whether a "
+        "forward on rank 0 alone hangs (chapter 7). Exit status: 0 no error-severity finding, 1 errors found "
+        "or a rank cannot run the model, 2 wrong usage.",
+    )
+    ddp.add_argument(
+        "target",
+        metavar="FILE:FUNCTION",
+        type=_target,
+        help="path/to/file.py:build_model, called without arguments on every rank, returns the model",
+    )
+    ddp.add_argument(
+        "--inputs",
+        metavar="FILE:FUNCTION",
+        type=_target,
+        required=True,
+        help="path/to/file.py:make_inputs, called with the rank, returns the batch: a tensor (the forward's "
+        "one argument), a tuple (its positional arguments) or a dict (its keyword arguments)",
+    )
+    ddp.add_argument(
+        "--loss",
+        metavar="FILE:FUNCTION",
+        type=_target,
+        help="path/to/file.py:loss, called as loss(output, inputs), returns the scalar to backward (default: "
+        "the sum of the means of every floating tensor in the output)",
+    )
+    ddp.add_argument("--ranks", type=_positive(int, 2), default=2, help="how many ranks (default 2)")
+    ddp.add_argument("--steps", type=_positive(int, 1), default=3, help="how many SGD steps (default 3)")
+    ddp.add_argument(
+        "--timeout",
+        metavar="S",
+        type=_positive(float, 1),
+        default=120.0,
+        help="seconds the ranks may take once started (default 120); past it, every process is stopped",
+    )
+    ddp.set_defaults(run=_ddp)
+
+
+SUBCOMMANDS = [add_inspect, add_checkpoint, add_ddp]
 
 
 def parser() -> argparse.ArgumentParser:

@@ -13,11 +13,16 @@ SITE = ROOT / "_build" / "html"
 
 
 def _sections() -> dict[str, str]:
-    """Where each inspector's findings link (both print BOOK + SECTIONS[kind])."""
+    """Where each inspector's findings link (each prints BOOK + SECTIONS[kind]), ddp_check's included."""
+    from inside_nn.ddp_check import SECTIONS as DDP
     from inside_nn.inspect_checkpoint import SECTIONS as CHECKPOINT
 
     module = {f"inspect_module: {k}": v for k, v in load_inspect()["SECTIONS"].items()}
-    return module | {f"inspect_checkpoint: {k}": v for k, v in CHECKPOINT.items()}
+    return (
+        module
+        | {f"inspect_checkpoint: {k}": v for k, v in CHECKPOINT.items()}
+        | {f"ddp_check: {k}": v for k, v in DDP.items()}
+    )
 
 
 @pytest.mark.parametrize("folder", ["notebooks", "ko/notebooks/ko"])

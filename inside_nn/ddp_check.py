@@ -1,0 +1,688 @@
+"""ddp_check: what DistributedDataParallel does with a model's state, observed on real ranks.
+
+From the book "Inside nn.Module", chapter 7 (07_buffers_and_ddp.ipynb), the run that the chapter's
+experiments make, on the reader's own model:
+
+    report = check_ddp("my_model.py:build", "my_model.py:make_inputs")   # or functions defined in a file
+    print(report)                                 # inspect_module's table, most severe first
+    reports = check_ddp_many([(build_a, inputs_a), (build_b, inputs_b, loss_b)])  # ranks started once
+
+    inside-nn ddp my_model.py:build --inputs my_model.py:make_inputs [--ranks 2] [--steps 3]
+
+Every finding comes from what the ranks did, not from reading the model's source.
+
+* The ranks are the book's launcher (inside_nn.launch: torchrun --standalone in a session of its own, gloo on
+  the CPU, a watchdog on every rank, SIGTERM then SIGKILL on a failure, a timeout or Ctrl-C). One job runs
+  every model of a `check_ddp_many` call, so a test of many models starts the ranks once. The functions travel
+  as FILE.py:function (or inside_nn.module:function) and are imported on each rank.
+* On every rank, per model: `torch.manual_seed(rank)` (each rank differently, as an unseeded script is: DDP's
+  constructor copies rank 0's parameters and buffers, so what still differs is what DDP never sees), then
+  `build()`, `make_inputs(rank)`, DistributedDataParallel on a process group of the model's own with
+  find_unused_parameters=True (so that a parameter without a gradient is recorded instead of stopping the run),
+  `steps` SGD steps, and one forward in eval mode under no_grad. The loss is `loss(output, inputs)`, or the
+  sum of the means of every floating tensor the output holds (tensors, tuples, lists, dicts, dataclasses).
+* Each tensor of the model's state (parameters, buffers, tensors held by plain attributes or in the lists,
+  dicts and objects they hold) is digested after the constructor, at the start of each forward (a forward
+  pre-hook on the inner module: after DDP's buffer sync), after the last step and after the eval forward. A
+  hook on each parameter records whether it received a gradient on this rank in each step.
+* Then one more step, and rank 0 alone runs a forward through the wrapper, the usual validation on rank 0,
+  while the others wait in a barrier: its process group's timeout is cut to LONE_TIMEOUT_S first, so a
+  forward that starts a collective (the buffer sync) times out instead of hanging. The group is dropped.
+* After each call of the reader's code (build, make_inputs, forward and loss) the ranks exchange their
+  outcome on the default group, so a rank's exception ends that model on every rank before any collective
+  waits for it: `RankError("rank 1: ValueError: ...")`, in the list `check_ddp_many` returns, raised by
+  `check_ddp`, one line from the command.
+* The ranks return their digests and records; the caller compares them and writes the findings.
+  tests/test_ddp_check.py runs the zoo, planted defects and chapter 7's asker's model.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import json
+import os
+import time
+from datetime import timedelta
+
+import torch
+from torch import nn
+
+from inside_nn.report import BOOK, Finding, Report
+
+__all__ = ["SECTIONS", "DDPReport", "RankError", "check_ddp", "check_ddp_many"]
+
+PAGE = "notebooks/07_buffers_and_ddp.html"
+# Where chapter 7 explains each kind of finding (page and section anchor, relative to BOOK).
+SECTIONS = {
+    "plain attribute": f"{PAGE}#ddp-table",
+    "late buffer": f"{PAGE}#ddp-limits",
+    "buffer": f"{PAGE}#ddp-rank-local",
+    "buffer sync": f"{PAGE}#ddp-bytes",
+    "diverged parameter": f"{PAGE}#ddp-join",
+    "unused parameter": f"{PAGE}#ddp-join",
+    "rank-dependent parameter": f"{PAGE}#ddp-join",
+    "lone forward": f"{PAGE}#ddp-hang",
+}
+LONE_TIMEOUT_S = 1.0  # rank 0's lone forward: a collective no other rank joins times out after this
+LEARNING_RATE = 1e-3
+
+
+class RankError(Exception):
+    """A rank could not run the reader's code: the message names the rank and the exception, on one line."""
+
+
+# --- The targets: what travels to the ranks -----------------------------------------------------------------
+
+
+def _is_file(where: str) -> bool:
+    """A target's part before the colon names a file (else a module, such as inside_nn.zoo)."""
+    return where.endswith(".py") or "/" in where or os.sep in where
+
+
+def _target(obj) -> list | None:
+    """A function as [spec, args] for the ranks: spec is FILE.py:function or inside_nn.module:function."""
+    if obj is None:
+        return None
+    if isinstance(obj, str):  # a file's path made absolute: the ranks run in a folder of their own
+        where, _, name = obj.rpartition(":")
+        return [f"{os.path.abspath(where)}:{name}" if _is_file(where) else obj, []]
+    if isinstance(obj, functools.partial) and not obj.keywords:
+        spec, args = _target(obj.func)
+        return [spec, [*args, *obj.args]]
+    module = inspect.getmodule(obj)
+    name = getattr(obj, "__qualname__", "")
+    if module is None or not name.isidentifier() or getattr(module, name, None) is not obj:
+        raise TypeError(f"{obj!r}: pass FILE.py:function, or a function defined at the top of a file")
+    if module.__name__.startswith("inside_nn."):
+        return [f"{module.__name__}:{name}", []]
+    if not getattr(module, "__file__", None):
+        raise TypeError(f"{obj!r} is defined in {module.__name__}, which has no file: pass FILE.py:function")
+    return [f"{os.path.abspath(module.__file__)}:{name}", []]
+
+
+# --- The report ---------------------------------------------------------------------------------------------
+
+
+class DDPReport(Report):
+    """inspect_module's Report for a DDP run: the findings, most severe first, plus what the ranks did.
+
+    ranks, steps: the run. buffer_bytes: the bytes of the buffers DDP syncs at each synced forward (0 without
+    buffers). syncs: on rank 0, one bool per forward (the steps, then the eval forward): whether it synced.
+    lone_forward: "hangs", "does not hang", or what rank 0's lone forward raised otherwise."""
+
+    subject = "ddp_check"
+    whole = "(model)"
+
+    def __init__(self, name: str, findings: list[Finding], **facts):
+        super().__init__(name, findings, facts.get("buffers", []))
+        self.ranks = facts.get("ranks", 2)
+        self.steps = facts.get("steps", 0)
+        self.buffer_bytes = facts.get("buffer_bytes", 0)
+        self.syncs = facts.get("syncs", [])
+        self.lone_forward = facts.get("lone_forward")
+
+    def closing(self) -> list[str]:
+        """What the run was, and what rank 0's lone forward did when it did not hang."""
+        sentence = (
+            f"Observed on {self.ranks} ranks (gloo, CPU): {self.steps} SGD steps through "
+            "DistributedDataParallel(find_unused_parameters=True), one eval forward, then rank 0 alone "
+            "ran a forward through the wrapper"
+        )
+        if self.lone_forward == "does not hang":
+            sentence += ", which finished: no forward of this model starts a collective"
+        return [sentence + "."]
+
+    __str__ = Report.__str__
+    __repr__ = __str__
+
+
+def _names(paths: list[str], limit: int = 3) -> str:
+    shown = ", ".join(paths[:limit])
+    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
+
+
+def _ranks_text(ranks: list[int]) -> str:
+    return f"rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))}"
+
+
+def _differing(results: list[dict], label: str) -> dict[str, list[int]]:
+    """path -> the ranks whose digest at `label` differs from rank 0's (a path missing on a rank differs)."""
+    base = results[0]["digests"].get(label)
+    if base is None:
+        return {}
+    found = {}
+    for path in sorted(set().union(*(r["digests"].get(label, {}) for r in results))):
+        ranks = [r for r, result in enumerate(results) if result["digests"].get(label, {}).get(path) != base.get(path)]
+        if ranks:
+            found[path] = ranks
+    return found
+
+
+def _divergence(results: list[dict], steps: int) -> tuple[dict, dict, dict]:
+    """Three maps path -> (label, ranks): differing after a sync (at the start of a forward after the first
+    step, or of the eval forward), differing after the constructor, and differing after a forward."""
+    synced = [f"step {k}" for k in range(2, steps + 1)] + ["eval"]
+    kept, initial, after = {}, {}, {}
+    for labels, into in ((synced, kept), (["wrap"], initial), (["after steps", "after eval"], after)):
+        for label in labels:
+            for path, ranks in _differing(results, label).items():
+                into.setdefault(path, (label, ranks))
+    return kept, initial, after
+
+
+def _kind_of(results: list[dict], path: str) -> str:
+    for result in results:
+        if path in result["kinds"]:
+            return result["kinds"][path]
+    return "plain"
+
+
+def _group(paths: list[str], key) -> dict[str, list[str]]:
+    """paths grouped by key(path), in order."""
+    groups: dict[str, list[str]] = {}
+    for path in paths:
+        groups.setdefault(key(path), []).append(path)
+    return groups
+
+
+def _attribute(path: str) -> str:
+    """The plain attribute a path starts from: `experts[0].w1.weight` -> `experts`."""
+    return path.partition("[")[0]
+
+
+def _owner(path: str) -> str:
+    """The module a parameter belongs to: `head.weight` -> `head`."""
+    return path.rpartition(".")[0]
+
+
+def _grouped_path(paths: list[str], owner: str) -> str:
+    """One path for a finding about several tensors: `head (weight, bias)`, or the tensor's own path."""
+    if len(paths) == 1:
+        return paths[0]
+    cut = len(owner) + 1 if owner and all(p.startswith(owner + ".") for p in paths) else 0
+    return f"{owner} ({_names([p[cut:] for p in paths], 4)})" if cut else _names(paths, 4)
+
+
+def _kept_message(kind: str, paths: list[str], where: str) -> tuple[str, str, str]:
+    """severity, finding kind and message for tensors of one kind that differ after a sync."""
+    if kind == "plain":
+        held = f"the tensor{'s' if len(paths) > 1 else ''} held by a plain attribute, which DDP does not see"
+        return (
+            "error",
+            "plain attribute",
+            (
+                f"{held}: {where}. Each rank keeps its own value and a checkpoint has none; register it as a "
+                "buffer (DDP then copies rank 0's at each synced forward), or all_reduce its update if it should "
+                "hold every rank's data"
+            ),
+        )
+    if kind == "late buffer":
+        return (
+            "error",
+            "late buffer",
+            (
+                "a buffer registered after DistributedDataParallel was built, in a model that had no buffer "
+                f"then, so DDP never syncs it: {where}. Register it in __init__"
+            ),
+        )
+    if kind == "buffer":
+        return "error", "buffer", f"a buffer that DDP should sync at each forward, yet {where}"
+    return (
+        "error",
+        "diverged parameter",
+        (
+            f"a {kind} that DDP keeps equal by averaging gradients, yet {where}: the ranks no longer train the "
+            "same model. A rank-dependent update (in forward, in place, or of a frozen parameter, which DDP "
+            "neither reduces nor syncs) is the usual cause"
+        ),
+    )
+
+
+def _state_findings(results: list[dict], steps: int) -> list[Finding]:
+    """A finding for the tensors that differ between ranks where DDP should have made them equal, or that DDP
+    never sees (one per plain attribute, per module's parameters); a warning for a late buffer that DDP synced
+    all the same."""
+    kept, initial, _ = _divergence(results, steps)
+    findings = []
+    by_kind = _group(list(kept), lambda path: _kind_of(results, path))
+    for kind, paths in by_kind.items():
+        key = _attribute if kind == "plain" else _owner
+        for owner, group in _group(paths, key).items():
+            label, ranks = kept[group[0]]
+            since = (
+                "from the start (each rank built its own: DDP's constructor did not copy it)"
+                if group[0] in initial
+                else f"at the start of {'the eval forward' if label == 'eval' else label} (after DDP's sync)"
+            )
+            where = f"{_ranks_text(ranks)} differ{'s' if len(ranks) == 1 else ''} from rank 0 {since}"
+            severity, finding_kind, message = _kept_message(kind, group, where)
+            findings.append(_finding(severity, finding_kind, _grouped_path(group, owner), message))
+    late = sorted({p for r in results for p, k in r["kinds"].items() if k == "late buffer"} - kept.keys())
+    for path in late:
+        message = (
+            "a buffer registered after DistributedDataParallel was built: DDP syncs it only because the model "
+            "had another buffer at construction (it re-reads the buffers at each sync). Register it in __init__"
+        )
+        findings.append(_finding("warning", "late buffer", path, message))
+    return findings
+
+
+def _buffer_findings(results: list[dict], steps: int) -> list[Finding]:
+    """The note on the buffers DDP broadcasts at each synced forward, and on those each rank updates."""
+    first = results[0]
+    syncs = first["syncs"]
+    if not first["buffers"] or not any(syncs):
+        return []
+    kept, _, after = _divergence(results, steps)
+    local = [p for p in after if p not in kept and _kind_of(results, p) in ("buffer", "late buffer")]
+    count, nbytes = len(first["buffers"]), first["buffer_bytes"]
+    message = (
+        f"DDP broadcast rank 0's {count} buffer{'s' if count != 1 else ''} ({_bytes(nbytes)}) at "
+        f"{sum(syncs)} of {len(syncs)} forwards: every forward after one run with gradients outside "
+        "no_sync(), so every training step sends them once more (forward_sync_buffers=False, "
+        "broadcast_buffers=False before torch 2.13, turns this off)"
+    )
+    if local:
+        message += (
+            f". The forward updates {_names(local)} on each rank, so between syncs each rank holds its own "
+            "value, and after a sync rank 0's: a statistic over rank 0's data plus each rank's latest step, not "
+            "over every rank's (all_reduce the update, or use SyncBatchNorm, if it should)"
+        )
+    return [_finding("note", "buffer sync", "", message)]
+
+
+_DEFAULT = (
+    "with find_unused_parameters=False (the default), DDP waits for {its} gradient{s} and the next step raises "
+    "'Expected to have finished reduction in the prior iteration before starting a new one'"
+)
+
+
+def _gradient_message(used: list[list[bool]], many: bool) -> tuple[str, str]:
+    """The finding kind and message for parameters with this record of gradients (per rank, per step)."""
+    default = _DEFAULT.format(its="their" if many else "its", s="s" if many else "")
+    missing = [rank for rank, steps in enumerate(used) if not all(steps)]
+    got = [rank for rank, steps in enumerate(used) if any(steps)]
+    if not got:
+        return "unused parameter", (
+            f"received no gradient in any step on any rank: {default}. Use {'them' if many else 'it'} in "
+            "forward, freeze (requires_grad_(False)) before wrapping, or pass find_unused_parameters=True"
+        )
+    if not set(got) & set(missing):  # some ranks every step, the others never
+        return "rank-dependent parameter", (
+            f"received a gradient on {_ranks_text(got)} only, every step: the ranks take different code paths. "
+            f"{default[0].upper()}{default[1:]} on {_ranks_text(missing)}, or hangs; make every rank run the same "
+            "modules (find_unused_parameters=True only hides it)"
+        )
+    steps_without = sorted({k + 1 for steps in used for k, ok in enumerate(steps) if not ok})
+    return "unused parameter", (
+        f"received no gradient on {_ranks_text(missing)} in step{'s' if len(steps_without) > 1 else ''} "
+        f"{', '.join(map(str, steps_without))} (a data-dependent path, such as a router that sends no token to "
+        f"an expert): {default}. Pass find_unused_parameters=True"
+    )
+
+
+def _gradient_findings(results: list[dict]) -> list[Finding]:
+    """Parameters that received no gradient on some rank in some step, as the ranks recorded it: one finding
+    per module and record."""
+    missing = {}
+    for path in results[0]["used"]:
+        used = [result["used"].get(path, []) for result in results]
+        if not all(all(steps) for steps in used):
+            missing[path] = used
+    findings = []
+    for owner, paths in _group(list(missing), _owner).items():
+        for group in _group(paths, lambda path: json.dumps(missing[path])).values():
+            kind, message = _gradient_message(missing[group[0]], len(group) > 1)
+            findings.append(_finding("error", kind, _grouped_path(group, owner), message))
+    return findings
+
+
+def _lone_findings(result: dict) -> list[Finding]:
+    outcome = result["lone"]
+    if outcome == "does not hang":
+        return []
+    if outcome == "hangs":
+        message = (
+            "a forward through the DDP wrapper on rank 0 alone (validation on one rank) hangs: it starts the "
+            "buffer sync, a collective no other rank joins, until the process group's timeout (minutes by "
+            "default). Evaluate ddp_model.module on one rank, or run the forward on every rank"
+        )
+    else:
+        message = f"a forward through the DDP wrapper on rank 0 alone raised {outcome}"
+    return [_finding("warning", "lone forward", "", message)]
+
+
+def _finding(severity: str, kind: str, path: str, message: str) -> Finding:
+    return Finding(severity, kind, path, message, BOOK + SECTIONS[kind])
+
+
+def _bytes(n: int) -> str:
+    return f"{n} bytes" if n < 2**10 else f"{n / 2**10:.1f} KiB" if n < 2**20 else f"{n / 2**20:.1f} MiB"
+
+
+def report_of(name: str, results: list[dict], steps: int) -> DDPReport:
+    """The report on one model from every rank's records (in rank order)."""
+    findings = _state_findings(results, steps) + _buffer_findings(results, steps) + _gradient_findings(results)
+    findings += _lone_findings(results[0])
+    first = results[0]
+    return DDPReport(
+        name,
+        findings,
+        ranks=len(results),
+        steps=steps,
+        buffer_bytes=first["buffer_bytes"],
+        syncs=first["syncs"],
+        lone_forward=first["lone"],
+        buffers=first["buffers"],
+    )
+
+
+# --- The caller -----------------------------------------------------------------------------------------------
+
+
+def _case(item) -> dict:
+    """(build, make_inputs[, loss]) or a dict with those keys, as the plan's case."""
+    if isinstance(item, dict):
+        build, inputs, loss = item["build"], item["inputs"], item.get("loss")
+    else:
+        build, inputs, loss = (*item, None)[:3]
+    return {"build": _target(build), "inputs": _target(inputs), "loss": _target(loss)}
+
+
+def _name(case: dict) -> str:
+    spec, args = case["build"]
+    name = spec.rpartition(":")[2]
+    return f"{name}({', '.join(map(repr, args))})" if args else name
+
+
+def job_source(plan: dict) -> str:
+    """The rank job: import this module on the rank and run the plan (a JSON literal)."""
+    return (
+        "def ddp_check_entry(rank, world_size, device):\n"
+        "    from inside_nn.ddp_check import run_plan\n\n"
+        f"    return run_plan(rank, world_size, json.loads({json.dumps(plan)!r}))\n"
+    )
+
+
+def check_ddp_many(
+    cases, ranks: int = 2, steps: int = 3, timeout: float = 120.0, lone_timeout: float = LONE_TIMEOUT_S
+) -> list:
+    """Run every (build, make_inputs[, loss]) of `cases` on `ranks` ranks started once; one DDPReport per case,
+    or a RankError where a rank could not run the reader's code. build and make_inputs are FILE.py:function
+    strings or functions defined at the top of a file; make_inputs takes the rank (or nothing).
+
+    Raises TimeoutError when the ranks give no result within `timeout` seconds (counted once they are up),
+    RuntimeError when a rank fails outside the reader's code; either way every process is stopped."""
+    from inside_nn.launch import run_on_ranks
+
+    if ranks < 2 or steps < 1:
+        raise ValueError(f"need at least 2 ranks and 1 step, not {ranks} and {steps}")
+    plan_cases = [_case(item) for item in cases]
+    plan = {
+        "cases": plan_cases,
+        "steps": steps,
+        "lone_timeout": lone_timeout,
+        "group_timeout": timeout,
+        "lr": LEARNING_RATE,
+    }
+    per_rank = run_on_ranks(job_source(plan), "ddp_check_entry", nproc=ranks, timeout_s=timeout)
+    outcomes = []
+    for number, case in enumerate(plan_cases):
+        results = [rank_results[number] for rank_results in per_rank]
+        if results[0].get("error"):
+            outcomes.append(RankError(results[0]["error"]))
+        else:
+            outcomes.append(report_of(_name(case), results, steps))
+    return outcomes
+
+
+def check_ddp(build, make_inputs, loss=None, ranks: int = 2, steps: int = 3, timeout: float = 120.0) -> DDPReport:
+    """check_ddp_many for one model: its DDPReport, or RankError when a rank cannot run the reader's code."""
+    (outcome,) = check_ddp_many([(build, make_inputs, loss)], ranks, steps, timeout)
+    if isinstance(outcome, RankError):
+        raise outcome
+    return outcome
+
+
+# --- What runs on every rank ---------------------------------------------------------------------------------
+
+
+def _load(target):  # pragma: no cover (runs on a rank)
+    """The function a target names, with its arguments bound."""
+    import importlib
+    import importlib.util
+    import sys
+
+    from inside_nn.inspect_module import TargetError
+
+    spec, args = target
+    where, _, name = spec.rpartition(":")
+    if _is_file(where):
+        if not os.path.isfile(where):
+            raise TargetError(f"no such file: {where}")
+        folder = os.path.dirname(os.path.abspath(where))
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+        module_name = "ddp_checked_" + hashlib.sha1(os.path.abspath(where).encode()).hexdigest()[:12]
+        module = sys.modules.get(module_name)
+        if module is None:
+            loader_spec = importlib.util.spec_from_file_location(module_name, where)
+            module = importlib.util.module_from_spec(loader_spec)
+            sys.modules[module_name] = module  # dataclasses and pickle look the module up
+            loader_spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(where)
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise TargetError(f"{where} has no function {name}")
+    return functools.partial(function, *args) if args else function
+
+
+def _digest(t: torch.Tensor):  # pragma: no cover (runs on a rank)
+    """[dtype, shape, hash of the values]: equal on two ranks when the tensors are."""
+    from inside_nn.inspect_module import _numpy
+
+    t = t.detach()
+    if t.is_meta:
+        return [str(t.dtype), list(t.shape), "meta"]
+    parts = [t._indices(), t._values()] if t.is_sparse else [t]
+    h, numpy = hashlib.sha1(), _numpy()
+    for part in parts:
+        flat = part.cpu().contiguous().reshape(-1)
+        flat = flat.view(torch.uint8) if flat.element_size() > 0 and flat.dtype != torch.bool else flat
+        if numpy is not None:
+            h.update(flat.numpy().tobytes())
+        else:
+            weights = torch.arange(1, flat.numel() + 1, dtype=torch.int64)
+            h.update(str((flat.to(torch.int64) * weights).sum().item()).encode())
+    return [str(t.dtype), list(t.shape), h.hexdigest()]
+
+
+def _state(model: nn.Module, wrap_buffers: set | None) -> dict:  # pragma: no cover (runs on a rank)
+    """path -> (kind, tensor) for every tensor of the model's state: parameters, buffers, and the tensors plain
+    attributes hold (in lists, dicts, objects; the state of unregistered modules they hold)."""
+    from inside_nn.inspect_module import _join, _named_tensors, _plain_attributes, _Registered, _state_of
+
+    state = {}
+    for path, p in _named_tensors(model, "_parameters"):
+        state[path] = ("parameter" if p.requires_grad else "frozen parameter", p)
+    for path, b in _named_tensors(model, "_buffers"):
+        state[path] = ("buffer" if wrap_buffers is None or path in wrap_buffers else "late buffer", b)
+    registered, seen = _Registered(model), set()
+    for prefix, _, _, _, items in _plain_attributes(model, registered):
+        for where, item in items:
+            if id(item) in seen:  # the same tensor under another name (DARTS: a list and attributes)
+                continue
+            seen.add(id(item))
+            if isinstance(item, torch.Tensor):
+                state[_join(prefix, where)] = ("plain", item)
+            elif isinstance(item, nn.Module):
+                for name, t in _state_of(item, remove_duplicate=False):
+                    state.setdefault(_join(_join(prefix, where), name), ("plain", t))
+    return state
+
+
+def _loss(output, inputs, loss_fn):  # pragma: no cover (runs on a rank)
+    from inside_nn.inspect_module import _found_in
+
+    if loss_fn is not None:
+        value = loss_fn(output, inputs)
+    else:
+        found = [t for _, t in _found_in(output, "", torch.Tensor) if t.is_floating_point() and t.requires_grad]
+        if not found:
+            raise ValueError("the output holds no floating tensor that requires grad: pass a loss function")
+        value = sum(t.float().mean() for t in found)
+    if not isinstance(value, torch.Tensor) or value.numel() != 1 or not value.requires_grad:
+        raise ValueError(f"the loss must be a scalar tensor that requires grad, not {value!r:.80}")
+    return value
+
+
+class _Run:  # pragma: no cover (runs on a rank)
+    """One model on this rank: its records, and the reader's calls with the ranks' outcome exchanged."""
+
+    def __init__(self, rank: int, world_size: int, plan: dict, case: dict):
+        self.rank, self.world_size, self.plan, self.case = rank, world_size, plan, case
+        self.record = {"digests": {}, "kinds": {}, "used": {}, "syncs": [], "buffers": [], "buffer_bytes": 0}
+        self.label, self.used_now, self.wrap_buffers, self.ddp = "wrap", set(), None, None
+
+    def agree(self, call):
+        """Run call(); then every rank learns every rank's outcome. RankError (the lowest failing rank's)
+        on every rank when one failed."""
+        import torch.distributed as dist
+
+        from inside_nn.inspect_module import one_line
+
+        try:
+            value, failure = call(), None
+        except (Exception, SystemExit) as error:  # noqa: BLE001 (the reader's error, reported in one line)
+            value, failure = None, f"rank {self.rank}: {one_line(error)}"
+        outcomes = [None] * self.world_size
+        dist.all_gather_object(outcomes, failure)
+        failed = [outcome for outcome in outcomes if outcome]
+        if failed:
+            raise RankError(failed[0])
+        return value
+
+    def snapshot(self, label: str) -> None:
+        model = self.ddp.module
+        state = _state(model, self.wrap_buffers)
+        self.record["digests"][label] = {path: _digest(t) for path, (_, t) in state.items()}
+        self.record["kinds"].update({path: kind for path, (kind, _) in state.items()})
+
+    def pre_forward(self, module, args) -> None:
+        self.record["syncs"].append(bool(self.ddp.will_sync_module_buffers()))
+        if self.label is not None:
+            self.snapshot(self.label)
+
+    def forward_and_loss(self, inputs):
+        from inside_nn.inspect_module import _arguments
+
+        args, kwargs = _arguments(inputs)
+        output = self.ddp(*args, **kwargs)
+        return _loss(output, inputs, self.loss_fn)
+
+    def step(self, number, inputs, optimizer, label: str | None = None) -> None:
+        self.ddp.train()
+        self.label, self.used_now = label, set()
+        loss = self.agree(lambda: self.forward_and_loss(inputs))
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        for path in self.record["used"]:
+            self.record["used"][path].append(path in self.used_now)
+
+    def run(self) -> dict:
+        import torch.distributed as dist
+        from torch.distributed.distributed_c10d import _set_pg_timeout
+        from torch.nn.parallel import DistributedDataParallel
+
+        plan = self.plan
+        torch.manual_seed(self.rank)
+        build = self.agree(lambda: _load(self.case["build"]))
+        make_inputs = self.agree(lambda: _load(self.case["inputs"]))
+        self.loss_fn = self.agree(lambda: self.case["loss"] and _load(self.case["loss"]))
+        model = self.agree(build)
+        inputs = self.agree(lambda: _call_inputs(make_inputs, self.rank))
+        group = dist.new_group(backend="gloo", timeout=timedelta(seconds=plan["group_timeout"]))
+        self.ddp = self.agree(lambda: DistributedDataParallel(model, process_group=group, find_unused_parameters=True))
+        self.wrap_buffers = set(self.ddp.named_module_buffers)
+        held = self.ddp.modules_buffers
+        self.record["buffers"] = sorted(self.wrap_buffers)
+        self.record["buffer_bytes"] = sum(b.numel() * b.element_size() for b in held)
+        self.snapshot("wrap")
+        for path, p in model.named_parameters():
+            if p.requires_grad:
+                self.record["used"][path] = []
+                p.register_hook(lambda grad, path=path: self.used_now.add(path))
+        model.register_forward_pre_hook(self.pre_forward)
+        optimizer = torch.optim.SGD(self.ddp.parameters(), lr=plan["lr"])
+        for number in range(1, plan["steps"] + 1):
+            self.step(number, inputs, optimizer, f"step {number}" if number > 1 else None)
+        self.label = None
+        self.snapshot("after steps")
+        self.ddp.eval()
+        self.label = "eval"
+        with torch.no_grad():
+            self.agree(lambda: self.forward_and_loss_free(inputs))
+        self.label = None
+        self.snapshot("after eval")
+        self.step(plan["steps"] + 1, inputs, optimizer)
+        self.record["syncs"] = self.record["syncs"][:-1]  # the extra step is not part of the run
+        for path in self.record["used"]:
+            self.record["used"][path].pop()
+        self.record["lone"] = self.lone_forward(inputs, group, _set_pg_timeout)
+        dist.barrier()
+        return self.record
+
+    def forward_and_loss_free(self, inputs):
+        from inside_nn.inspect_module import _arguments
+
+        args, kwargs = _arguments(inputs)
+        return self.ddp(*args, **kwargs) is not None
+
+    def lone_forward(self, inputs, group, set_timeout) -> str | None:
+        """Rank 0 alone: a forward through the wrapper in eval mode, under a short timeout."""
+        from inside_nn.inspect_module import _arguments, one_line
+
+        if self.rank != 0:
+            return None
+        set_timeout(timedelta(seconds=self.plan["lone_timeout"]), group)
+        self.ddp.eval()
+        self.label = None
+        args, kwargs = _arguments(inputs)
+        try:
+            with torch.no_grad():
+                self.ddp(*args, **kwargs)
+        except RuntimeError as error:
+            text = str(error).lower()
+            return "hangs" if "timed out" in text or "timeout" in text else one_line(error)
+        return "does not hang"
+
+
+def _call_inputs(make_inputs, rank: int):  # pragma: no cover (runs on a rank)
+    """make_inputs(rank), or make_inputs() when it takes no argument."""
+    try:
+        takes = bool(inspect.signature(make_inputs).parameters)
+    except (TypeError, ValueError):
+        takes = True
+    return make_inputs(rank) if takes else make_inputs()
+
+
+def run_plan(rank: int, world_size: int, plan: dict) -> list:  # pragma: no cover (runs on a rank)
+    """Every case of the plan on this rank: its records, or {"error": ...} where a rank failed."""
+    import warnings
+
+    results = []
+    for case in plan["cases"]:
+        started = time.monotonic()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # DDP's advice about find_unused_parameters, the reader's own
+            try:
+                record = _Run(rank, world_size, plan, case).run()
+            except RankError as error:
+                record = {"error": str(error)}
+        record["seconds"] = time.monotonic() - started
+        results.append(record)
+    return results
