@@ -26,8 +26,9 @@ Every finding comes from what the ranks did, not from reading the model's source
   pre-hook on the inner module: after DDP's buffer sync), after the last step and after the eval forward. A
   hook on each parameter records whether it received a gradient on this rank in each step.
 * Then one more step, and rank 0 alone runs a forward through the wrapper, the usual validation on rank 0,
-  while the others wait in a barrier: its process group's timeout is cut to LONE_TIMEOUT_S first, so a
-  forward that starts a collective (the buffer sync) times out instead of hanging. The group is dropped.
+  in a thread, while the others wait: a forward still running after LONE_TIMEOUT_S (or ten times the eval
+  forward, if longer) is blocked in a collective no other rank joins (the buffer sync): it "hangs". The
+  other ranks then run the same forward, which joins the collective and frees rank 0.
 * After each call of the reader's code (build, make_inputs, forward and loss) the ranks exchange their
   outcome on the default group, so a rank's exception ends that model on every rank before any collective
   waits for it: `RankError("rank 1: ValueError: ...")`, in the list `check_ddp_many` returns, raised by
@@ -65,7 +66,7 @@ SECTIONS = {
     "rank-dependent parameter": f"{PAGE}#ddp-join",
     "lone forward": f"{PAGE}#ddp-hang",
 }
-LONE_TIMEOUT_S = 1.0  # rank 0's lone forward: a collective no other rank joins times out after this
+LONE_TIMEOUT_S = 1.0  # rank 0's lone forward still running after this (at least) is waiting in a collective
 LEARNING_RATE = 1e-3
 
 
@@ -595,7 +596,6 @@ class _Run:  # pragma: no cover (runs on a rank)
 
     def run(self) -> dict:
         import torch.distributed as dist
-        from torch.distributed.distributed_c10d import _set_pg_timeout
         from torch.nn.parallel import DistributedDataParallel
 
         plan = self.plan
@@ -624,15 +624,17 @@ class _Run:  # pragma: no cover (runs on a rank)
         self.snapshot("after steps")
         self.ddp.eval()
         self.label = "eval"
+        started = time.monotonic()
         with torch.no_grad():
             self.agree(lambda: self.forward_and_loss_free(inputs))
+        eval_seconds = time.monotonic() - started
         self.label = None
         self.snapshot("after eval")
         self.step(plan["steps"] + 1, inputs, optimizer)
         self.record["syncs"] = self.record["syncs"][:-1]  # the extra step is not part of the run
         for path in self.record["used"]:
             self.record["used"][path].pop()
-        self.record["lone"] = self.lone_forward(inputs, group, _set_pg_timeout)
+        self.record["lone"] = self.lone_forward(inputs, eval_seconds)
         dist.barrier()
         return self.record
 
@@ -642,23 +644,47 @@ class _Run:  # pragma: no cover (runs on a rank)
         args, kwargs = _arguments(inputs)
         return self.ddp(*args, **kwargs) is not None
 
-    def lone_forward(self, inputs, group, set_timeout) -> str | None:
-        """Rank 0 alone: a forward through the wrapper in eval mode, under a short timeout."""
+    def lone_forward(self, inputs, eval_seconds: float) -> str | None:
+        """Rank 0 alone runs a forward through the wrapper (eval mode, no_grad), in a thread, while the other
+        ranks wait; still running after the wait (the larger of LONE_TIMEOUT_S and ten times the eval forward
+        every rank ran), it is blocked in a collective no other rank joined: "hangs". The other ranks then run
+        the same forward, which joins that collective and frees rank 0, so the run goes on in every torch
+        release (torch 2.6's gloo ignores a timeout shortened after the group is made)."""
+        import threading
+
+        import torch.distributed as dist
+
         from inside_nn.inspect_module import _arguments, one_line
 
-        if self.rank != 0:
-            return None
-        set_timeout(timedelta(seconds=self.plan["lone_timeout"]), group)
+        args, kwargs = _arguments(inputs)
         self.ddp.eval()
         self.label = None
-        args, kwargs = _arguments(inputs)
-        try:
-            with torch.no_grad():
-                self.ddp(*args, **kwargs)
-        except RuntimeError as error:
-            text = str(error).lower()
-            return "hangs" if "timed out" in text or "timeout" in text else one_line(error)
-        return "does not hang"
+        outcome: list = [None]
+        syncs = list(self.record["syncs"])
+
+        def lone() -> None:
+            try:
+                with torch.no_grad():  # grad mode is per thread
+                    self.ddp(*args, **kwargs)
+                outcome[0] = "does not hang"
+            except Exception as error:  # noqa: BLE001 (reported as the forward's outcome)
+                outcome[0] = one_line(error)
+
+        thread = None
+        if self.rank == 0:
+            thread = threading.Thread(target=lone, daemon=True)
+            thread.start()
+            thread.join(max(self.plan["lone_timeout"], 10 * eval_seconds))
+        verdicts = [None] * self.world_size
+        dist.all_gather_object(verdicts, (outcome[0] or "hangs") if self.rank == 0 else None)
+        if verdicts[0] == "hangs":
+            if thread is None:
+                with torch.no_grad():
+                    self.ddp(*args, **kwargs)  # the collective rank 0 waits in
+            else:
+                thread.join()
+        self.record["syncs"] = syncs  # the lone forward and the others' joining one are not part of the run
+        return verdicts[0] if self.rank == 0 else None
 
 
 def _call_inputs(make_inputs, rank: int):  # pragma: no cover (runs on a rank)
