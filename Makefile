@@ -145,12 +145,12 @@ compat: $(COMPAT)/.installed
 compat-all:
 	$(foreach release,$(COMPAT_RELEASES),$(MAKE) compat TORCH=$(release) &&) true
 
-# The three long stages need nothing from each other: they run side by side (on 2 cores the browser
+# The long stages need nothing from each other: they run side by side (on 2 cores the browser
 # tests' waits for pages and servers, and the structure tests' waits for ranks and timeouts, leave
-# room for the others), each printing its output when it ends; the record tests need the book.
+# room for the others), each printing its output when it ends; the record tests start once the book
+# is built (site and verified share that one build), beside whichever stage is still running.
 test: lint workflows
-	@$(MAKE) --no-print-directory --output-sync=target -j3 checks nbval site
-	@$(MAKE) --no-print-directory verified
+	@$(MAKE) --no-print-directory --output-sync=target -j3 checks nbval site verified
 
 translations: $(STAMP)
 	$(BIN)/python tools/korean.py status
