@@ -31,17 +31,16 @@ from torch import nn
 
 
 def build():
-    blocks = nn.ModuleList(nn.Sequential(nn.Linear(2, 2), nn.LayerNorm(2), nn.Linear(2, 1)) for _ in range(10_000))
+    blocks = nn.ModuleList(nn.Sequential(nn.Linear(2, 2), nn.LayerNorm(2), nn.Linear(2, 1, bias=False)) for _ in range(10_000))
     return nn.ModuleDict({"blocks": blocks})
 """
 
 
 def write_many(folder: Path) -> Path:
-    """50,000 tensors: blocks.{i}.0.weight/bias, .1.weight/bias, .2.weight (the .2.bias left out: 50,000)."""
+    """50,000 tensors: blocks.{i}.0.weight/bias, .1.weight/bias, .2.weight for 10,000 blocks."""
     namespace: dict = {}
     exec(MODEL_SOURCE, namespace)  # noqa: S102 (the model file this script writes itself)
     state = namespace["build"]().state_dict()
-    state = {k: v for k, v in state.items() if not k.endswith(".2.bias")}
     assert len(state) == 50_000
     path = folder / "many.pt"
     torch.save(state, path)
@@ -74,6 +73,11 @@ def rows(path: Path, with_model: bool) -> list[tuple[str, list[str]]]:
         ("inside-nn checkpoint --scan all", [str(BIN / "inside-nn"), "checkpoint", path.name, "--scan", "all"]),
     ]
     if with_model:
+        build_and_load = (
+            "import sys, torch, many_model; model = many_model.build(); "
+            "model.load_state_dict(torch.load(sys.argv[1], weights_only=True))"
+        )
+        out.append(("build + torch.load + load_state_dict", [str(BIN / "python"), "-c", build_and_load, path.name]))
         out.append(
             (
                 "inside-nn checkpoint --model",
