@@ -313,3 +313,35 @@ def test_names_the_model_s_own_load_takes_as_they_are_get_no_rename_advice(tmp_p
     assert report.of_kind("prefix") == [] and not errors(report), report
     torch.save({"module." + k: v for k, v in nn.Linear(4, 4).state_dict().items()}, tmp_path / "ddp.pt")
     assert [f.path for f in inspect_checkpoint(tmp_path / "ddp.pt", nn.Linear(4, 4)).of_kind("prefix")] == ["module."]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# An outside tester's cases: ties in a sharded folder, load hooks the meta run cannot judge, casts, inner tensors
+
+
+def test_a_sharded_folder_without_the_tied_copy_is_fed_by_the_tie(tmp_path):
+    import json
+
+    st = pytest.importorskip("safetensors.torch")
+    torch.manual_seed(0)
+    model = TinyLM()
+    sd = {k: v for k, v in model.state_dict().items() if k != "lm_head.weight"}  # Hugging Face drops the tie
+    folder = tmp_path / "hf"
+    folder.mkdir()
+    weight_map = {}
+    for i, keys in enumerate((["wte.weight"], ["ln_f.weight", "ln_f.bias"]), 1):
+        name = f"model-{i:05d}-of-00002.safetensors"
+        st.save_file({k: sd[k] for k in keys}, folder / name, {"format": "pt"})
+        weight_map.update(dict.fromkeys(keys, name))
+    (folder / "model.safetensors.index.json").write_text(json.dumps({"metadata": {}, "weight_map": weight_map}))
+    report = inspect_checkpoint(folder, TinyLM())
+    assert "missing keys" not in kinds(report) and not kinds(report, "warning"), report
+    (tie,) = report.of_kind("tied keys")
+    assert tie.severity == "note" and "lm_head.weight (tied to wte.weight)" in tie.message
+    assert "1 through a tie" in report.load_outcome
+    loaded = TinyLM()
+    loaded.load_state_dict(sd, strict=False)
+    assert torch.equal(loaded.lm_head.weight, sd["wte.weight"])  # what the note says
+    # untied, the name is missing: from_pretrained leaves it freshly initialized
+    report = inspect_checkpoint(folder, TinyLM(tie=False))
+    assert report.of_kind("missing keys")[0].path == "lm_head.weight" and "tied keys" not in kinds(report)
