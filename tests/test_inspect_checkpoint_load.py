@@ -345,3 +345,64 @@ def test_a_sharded_folder_without_the_tied_copy_is_fed_by_the_tie(tmp_path):
     # untied, the name is missing: from_pretrained leaves it freshly initialized
     report = inspect_checkpoint(folder, TinyLM(tie=False))
     assert report.of_kind("missing keys")[0].path == "lm_head.weight" and "tied keys" not in kinds(report)
+
+
+class Checked(nn.Module):
+    """A model whose load pre-hook checks a value of the file (a scale, a version tensor): .item() has no value
+    on meta, so the meta run cannot try it."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("scale", torch.ones(()))
+        self.lin = nn.Linear(2, 2)
+        self._register_load_state_dict_pre_hook(self._check, with_module=True)
+
+    @staticmethod
+    def _check(module, sd, prefix, *args):
+        if sd[prefix + "scale"].item() > 100:
+            raise ValueError("scale too large in checkpoint")
+
+
+def test_a_hook_the_meta_copy_cannot_run_leaves_the_outcome_open(tmp_path):
+    sd = Checked().state_dict()
+    sd["scale"] = torch.tensor(1000.0)
+    torch.save(sd, tmp_path / "checked.pt")
+    with pytest.raises(ValueError, match="scale too large"):
+        Checked().load_state_dict(torch.load(tmp_path / "checked.pt", weights_only=True))
+    report = inspect_checkpoint(tmp_path / "checked.pt", Checked())
+    (hook,) = report.of_kind("load hook")
+    assert hook.severity == "warning" and "may still raise" in hook.message, report
+    assert "will load" not in report.load_outcome and "may still raise" in report.load_outcome
+    # a model deepcopy refuses, with a hook of its own: not tried either
+    model = Checked()
+    model.lock = threading.Lock()
+    report = inspect_checkpoint(tmp_path / "checked.pt", model)
+    assert report.of_kind("load hook")[0].severity == "warning" and "may still raise" in report.load_outcome
+
+
+class FineTuned(nn.Module):
+    """A backbone loaded into a model with a new head: a post-hook removes head.* from missing_keys."""
+
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Linear(4, 4)
+        self.head = nn.Linear(4, 2)
+        self.register_load_state_dict_post_hook(self._new_head)
+
+    @staticmethod
+    def _new_head(module, incompatible):
+        for k in [k for k in incompatible.missing_keys if k.startswith("head.")]:
+            incompatible.missing_keys.remove(k)
+
+
+def test_keys_a_post_hook_hides_from_missing_keys_are_not_loaded(tmp_path):
+    torch.save({k: v for k, v in FineTuned().state_dict().items() if k.startswith("backbone.")}, tmp_path / "bb.pt")
+    model = FineTuned()
+    head = model.head.weight.clone()
+    assert real_load(model, tmp_path / "bb.pt").missing_keys == []
+    model.load_state_dict(torch.load(tmp_path / "bb.pt", weights_only=True))
+    assert torch.equal(model.head.weight, head)  # not filled: left as initialized
+    report = inspect_checkpoint(tmp_path / "bb.pt", FineTuned())
+    (hook,) = report.of_kind("load hook")
+    assert hook.path == "head.weight" and "stay as the model initialized them" in hook.message, report
+    assert "fills" not in hook.message and "load 2 of the 4 keys" in report.load_outcome

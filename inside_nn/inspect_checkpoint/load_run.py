@@ -126,17 +126,33 @@ class _LoadRun(_InspectionState):
         unexpected = [k for k in mapping if k not in expected]
         if run.failed is not None:
             self.add(
-                "note",
+                "warning" if run.untried else "note",
                 "load hook",
                 "",
                 f"{run.failed}: keys are compared by name, without the model's own load code (its "
-                "_load_from_state_dict and load hooks, which may rename or fill keys)",
+                "_load_from_state_dict and load hooks, which may rename or fill keys)"
+                + (
+                    "; that code, not tried here, runs on the file's values in the real load and may still raise "
+                    "(a hook that checks a value)"
+                    if run.untried
+                    else ""
+                ),
             )
             return missing, unexpected
         order = {k: i for i, k in enumerate([*model_keys, *mapping])}
         ran_missing = sorted(dict.fromkeys(run.missing), key=lambda k: order.get(k, len(order)))
         ran_unexpected = sorted(dict.fromkeys(run.unexpected), key=lambda k: order.get(k, len(order)))
-        filled = [k for k in missing if k not in set(ran_missing)]
+        run.dropped = sorted(run.dropped, key=lambda k: order.get(k, len(order)))
+        if run.dropped:
+            self.add(
+                "note",
+                "load hook",
+                run.dropped[0],
+                f"the model's load_state_dict post-hooks remove {_names(run.dropped, 4)} from missing_keys: the file "
+                "lacks them and load_state_dict(sd) raises nothing, but nothing loads them: they stay as the model "
+                "initialized them (a new head to fine-tune?)",
+            )
+        filled = [k for k in missing if k not in set(ran_missing) and k not in set(run.dropped)]
         taken = [mapping[k] for k in unexpected if k not in set(ran_unexpected)]
         if filled or taken:
             parts = [f"fills {_names(filled, 4)}, which the file lacks" for _ in filled[:1]]
