@@ -406,3 +406,57 @@ def test_keys_a_post_hook_hides_from_missing_keys_are_not_loaded(tmp_path):
     (hook,) = report.of_kind("load hook")
     assert hook.path == "head.weight" and "stay as the model initialized them" in hook.message, report
     assert "fills" not in hook.message and "load 2 of the 4 keys" in report.load_outcome
+
+
+class Counter(nn.Module):
+    def __init__(self, dtype=torch.int32):
+        super().__init__()
+        self.register_buffer("step", torch.zeros((), dtype=dtype))
+        self.lin = nn.Linear(2, 2)
+
+
+@pytest.mark.parametrize("fmt", ["pt", "safetensors"])
+def test_integers_a_narrower_integer_cannot_hold_are_an_error(tmp_path, fmt):
+    sd = Counter().state_dict()
+    sd["step"] = torch.tensor(2**40 + 5)  # int64 in the file, int32 in the model
+    path = tmp_path / f"step.{fmt}"
+    if fmt == "pt":
+        torch.save(sd, path)
+    else:
+        pytest.importorskip("safetensors.torch").save_file(sd, path)
+    model = Counter()
+    model.load_state_dict(sd)
+    assert int(model.step) == 5  # wrapped, without a word
+    report = inspect_checkpoint(path, Counter())
+    (error,) = [f for f in report.of_kind("dtype mismatch") if f.severity == "error"]
+    assert error.path == "step" and "wrap around (1,099,511,627,781 becomes 5)" in error.message, report
+    # values that fit: the cast warning alone; and a byte into int8 past 127
+    sd["step"] = torch.tensor(7)
+    torch.save(sd, tmp_path / "fits.pt")
+    assert not errors(inspect_checkpoint(tmp_path / "fits.pt", Counter()))
+    sd["step"] = torch.tensor(200, dtype=torch.uint8)
+    torch.save(sd, tmp_path / "byte.pt")
+    report = inspect_checkpoint(tmp_path / "byte.pt", Counter(torch.int8))
+    assert "200 becomes -56" in report.of_kind("dtype mismatch")[0].message, report
+
+
+def test_what_a_narrow_cast_does_is_what_torch_does(tmp_path):
+    model = nn.Linear(2, 2)
+    sd = model.state_dict()
+    sd["weight"][0, 0] = 1e5
+    torch.save(sd, tmp_path / "big.pt")
+    for dtype, said in (
+        (torch.float16, None),
+        (torch.float8_e4m3fn, "saturate to ±448"),
+        (torch.float8_e4m3fnuz, "NaN"),
+    ):
+        target = copy.deepcopy(model).to(dtype) if dtype == torch.float16 else copy.deepcopy(model)
+        if dtype != torch.float16:
+            target.weight.data = target.weight.data.to(dtype)
+        report = inspect_checkpoint(tmp_path / "big.pt", target)
+        (error,) = [f for f in report.of_kind("dtype mismatch") if f.severity == "error"]
+        assert (said or "±inf") in error.message and (said is None or "has no inf" in error.message), report
+    # complex into real: torch warns and keeps the real part; the report says so
+    torch.save({k: v.to(torch.complex64) * (1 + 1j) for k, v in model.state_dict().items()}, tmp_path / "c.pt")
+    report = inspect_checkpoint(tmp_path / "c.pt", nn.Linear(2, 2))
+    assert "discarding the imaginary part" in report.of_kind("dtype mismatch")[0].message, report

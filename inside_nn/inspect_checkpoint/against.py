@@ -293,13 +293,19 @@ class _Against(_InspectionState):
             elif t.dtype is not None and t.dtype != target.dtype and copy_fails(t, target) is None:
                 casts[(t.dtype, target.dtype)].append(mapping[name])  # (a value copy_ refuses is a load error)
         for (have, want), keys in casts.items():
+            how = (
+                f"casts to {_dtype_name(want)}, discarding the imaginary part (torch says only UserWarning: "
+                "Casting complex values to real discards the imaginary part)"
+                if have.is_complex and not want.is_complex
+                else f"casts to {_dtype_name(want)} without a word"
+            )
             self.add(
                 "warning",
                 "dtype mismatch",
                 keys[0],
                 f"{len(keys)} tensor(s) are {_dtype_name(have)} in the file and {_dtype_name(want)} in the model "
-                f"({_names(keys)}): load_state_dict copies and casts to {_dtype_name(want)} without a word; "
-                f"assign=True would put {_dtype_name(have)} into the model",
+                f"({_names(keys)}): load_state_dict copies and {how}; assign=True would put {_dtype_name(have)} into "
+                "the model",
             )
         if lazy:
             self.add(
