@@ -344,3 +344,15 @@ def test_one_gib_safetensors_is_bounded(tmp_path):
     assert report.format == "safetensors" and not kinds(report, "error") and "not scanned" in kinds(report)
     assert seconds < 3 and python_peak < 64 * 2**20
     path.unlink()
+
+
+def test_a_torch_export_archive_is_named_with_its_loader(tmp_path):
+    program = torch.export.export(nn.Linear(2, 2), (torch.randn(1, 2),))
+    torch.export.save(program, tmp_path / "model.pt2")
+    with pytest.raises(RuntimeError):
+        torch.load(tmp_path / "model.pt2", weights_only=True)
+    report = inspect_checkpoint(tmp_path / "model.pt2")
+    (error,) = report.of_kind("not a checkpoint")
+    assert "a torch.export archive" in error.message and "torch.export.load(path)" in error.message, report
+    assert "not written by torch.save" not in error.message
+    assert set(torch.export.load(tmp_path / "model.pt2").state_dict) == {"weight", "bias"}  # what it advises

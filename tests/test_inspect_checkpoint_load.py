@@ -313,3 +313,150 @@ def test_names_the_model_s_own_load_takes_as_they_are_get_no_rename_advice(tmp_p
     assert report.of_kind("prefix") == [] and not errors(report), report
     torch.save({"module." + k: v for k, v in nn.Linear(4, 4).state_dict().items()}, tmp_path / "ddp.pt")
     assert [f.path for f in inspect_checkpoint(tmp_path / "ddp.pt", nn.Linear(4, 4)).of_kind("prefix")] == ["module."]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# An outside tester's cases: ties in a sharded folder, load hooks the meta run cannot judge, casts, inner tensors
+
+
+def test_a_sharded_folder_without_the_tied_copy_is_fed_by_the_tie(tmp_path):
+    import json
+
+    st = pytest.importorskip("safetensors.torch")
+    torch.manual_seed(0)
+    model = TinyLM()
+    sd = {k: v for k, v in model.state_dict().items() if k != "lm_head.weight"}  # Hugging Face drops the tie
+    folder = tmp_path / "hf"
+    folder.mkdir()
+    weight_map = {}
+    for i, keys in enumerate((["wte.weight"], ["ln_f.weight", "ln_f.bias"]), 1):
+        name = f"model-{i:05d}-of-00002.safetensors"
+        st.save_file({k: sd[k] for k in keys}, folder / name, {"format": "pt"})
+        weight_map.update(dict.fromkeys(keys, name))
+    (folder / "model.safetensors.index.json").write_text(json.dumps({"metadata": {}, "weight_map": weight_map}))
+    report = inspect_checkpoint(folder, TinyLM())
+    assert "missing keys" not in kinds(report) and not kinds(report, "warning"), report
+    (tie,) = report.of_kind("tied keys")
+    assert tie.severity == "note" and "lm_head.weight (tied to wte.weight)" in tie.message
+    assert "1 through a tie" in report.load_outcome
+    loaded = TinyLM()
+    loaded.load_state_dict(sd, strict=False)
+    assert torch.equal(loaded.lm_head.weight, sd["wte.weight"])  # what the note says
+    # untied, the name is missing: from_pretrained leaves it freshly initialized
+    report = inspect_checkpoint(folder, TinyLM(tie=False))
+    assert report.of_kind("missing keys")[0].path == "lm_head.weight" and "tied keys" not in kinds(report)
+
+
+class Checked(nn.Module):
+    """A model whose load pre-hook checks a value of the file (a scale, a version tensor): .item() has no value
+    on meta, so the meta run cannot try it."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("scale", torch.ones(()))
+        self.lin = nn.Linear(2, 2)
+        self._register_load_state_dict_pre_hook(self._check, with_module=True)
+
+    @staticmethod
+    def _check(module, sd, prefix, *args):
+        if sd[prefix + "scale"].item() > 100:
+            raise ValueError("scale too large in checkpoint")
+
+
+def test_a_hook_the_meta_copy_cannot_run_leaves_the_outcome_open(tmp_path):
+    sd = Checked().state_dict()
+    sd["scale"] = torch.tensor(1000.0)
+    torch.save(sd, tmp_path / "checked.pt")
+    with pytest.raises(ValueError, match="scale too large"):
+        Checked().load_state_dict(torch.load(tmp_path / "checked.pt", weights_only=True))
+    report = inspect_checkpoint(tmp_path / "checked.pt", Checked())
+    (hook,) = report.of_kind("load hook")
+    assert hook.severity == "warning" and "may still raise" in hook.message, report
+    assert "will load" not in report.load_outcome and "may still raise" in report.load_outcome
+    # a model deepcopy refuses, with a hook of its own: not tried either
+    model = Checked()
+    model.lock = threading.Lock()
+    report = inspect_checkpoint(tmp_path / "checked.pt", model)
+    assert report.of_kind("load hook")[0].severity == "warning" and "may still raise" in report.load_outcome
+
+
+class FineTuned(nn.Module):
+    """A backbone loaded into a model with a new head: a post-hook removes head.* from missing_keys."""
+
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Linear(4, 4)
+        self.head = nn.Linear(4, 2)
+        self.register_load_state_dict_post_hook(self._new_head)
+
+    @staticmethod
+    def _new_head(module, incompatible):
+        for k in [k for k in incompatible.missing_keys if k.startswith("head.")]:
+            incompatible.missing_keys.remove(k)
+
+
+def test_keys_a_post_hook_hides_from_missing_keys_are_not_loaded(tmp_path):
+    torch.save({k: v for k, v in FineTuned().state_dict().items() if k.startswith("backbone.")}, tmp_path / "bb.pt")
+    model = FineTuned()
+    head = model.head.weight.clone()
+    assert real_load(model, tmp_path / "bb.pt").missing_keys == []
+    model.load_state_dict(torch.load(tmp_path / "bb.pt", weights_only=True))
+    assert torch.equal(model.head.weight, head)  # not filled: left as initialized
+    report = inspect_checkpoint(tmp_path / "bb.pt", FineTuned())
+    (hook,) = report.of_kind("load hook")
+    assert hook.path == "head.weight" and "stay as the model initialized them" in hook.message, report
+    assert "fills" not in hook.message and "load 2 of the 4 keys" in report.load_outcome
+
+
+class Counter(nn.Module):
+    def __init__(self, dtype=torch.int32):
+        super().__init__()
+        self.register_buffer("step", torch.zeros((), dtype=dtype))
+        self.lin = nn.Linear(2, 2)
+
+
+@pytest.mark.parametrize("fmt", ["pt", "safetensors"])
+def test_integers_a_narrower_integer_cannot_hold_are_an_error(tmp_path, fmt):
+    sd = Counter().state_dict()
+    sd["step"] = torch.tensor(2**40 + 5)  # int64 in the file, int32 in the model
+    path = tmp_path / f"step.{fmt}"
+    if fmt == "pt":
+        torch.save(sd, path)
+    else:
+        pytest.importorskip("safetensors.torch").save_file(sd, path)
+    model = Counter()
+    model.load_state_dict(sd)
+    assert int(model.step) == 5  # wrapped, without a word
+    report = inspect_checkpoint(path, Counter())
+    (error,) = [f for f in report.of_kind("dtype mismatch") if f.severity == "error"]
+    assert error.path == "step" and "wrap around (1,099,511,627,781 becomes 5)" in error.message, report
+    # values that fit: the cast warning alone; and a byte into int8 past 127
+    sd["step"] = torch.tensor(7)
+    torch.save(sd, tmp_path / "fits.pt")
+    assert not errors(inspect_checkpoint(tmp_path / "fits.pt", Counter()))
+    sd["step"] = torch.tensor(200, dtype=torch.uint8)
+    torch.save(sd, tmp_path / "byte.pt")
+    report = inspect_checkpoint(tmp_path / "byte.pt", Counter(torch.int8))
+    assert "200 becomes -56" in report.of_kind("dtype mismatch")[0].message, report
+
+
+def test_what_a_narrow_cast_does_is_what_torch_does(tmp_path):
+    model = nn.Linear(2, 2)
+    sd = model.state_dict()
+    sd["weight"][0, 0] = 1e5
+    torch.save(sd, tmp_path / "big.pt")
+    for dtype, said in (
+        (torch.float16, None),
+        (torch.float8_e4m3fn, "saturate to ±448"),
+        (torch.float8_e4m3fnuz, "NaN"),
+    ):
+        target = copy.deepcopy(model).to(dtype) if dtype == torch.float16 else copy.deepcopy(model)
+        if dtype != torch.float16:
+            target.weight.data = target.weight.data.to(dtype)
+        report = inspect_checkpoint(tmp_path / "big.pt", target)
+        (error,) = [f for f in report.of_kind("dtype mismatch") if f.severity == "error"]
+        assert (said or "±inf") in error.message and (said is None or "has no inf" in error.message), report
+    # complex into real: torch warns and keeps the real part; the report says so
+    torch.save({k: v.to(torch.complex64) * (1 + 1j) for k, v in model.state_dict().items()}, tmp_path / "c.pt")
+    report = inspect_checkpoint(tmp_path / "c.pt", nn.Linear(2, 2))
+    assert "discarding the imaginary part" in report.of_kind("dtype mismatch")[0].message, report

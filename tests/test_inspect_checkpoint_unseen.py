@@ -296,3 +296,38 @@ def test_non_finite_values_outside_the_state_dict_are_reported(tmp_path, legacy)
     (finding,) = report.of_kind("non-finite")
     assert finding.severity == "warning" and finding.path == 'ckpt["ema"]["0.weight"]'
     assert 'ckpt["optimizer"]["state"][0]["exp_avg_sq"]: 1 ±inf' in finding.message
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["zip", "legacy"])
+def test_non_finite_values_inside_a_state_dict_entry_are_the_entry_s(tmp_path, legacy):
+    """A sparse tensor's values and a quantized Linear's packed weight and bias are the entry's own values: a
+    NaN there is an error under the entry's key, not a tensor 'outside the state dict'."""
+    import torch.ao.quantization as tq
+
+    def saved(name, sd, model=None):
+        path = tmp_path / name
+        torch.save(sd, path, _use_new_zipfile_serialization=not legacy)
+        return inspect_checkpoint(path, model=model)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # sparse invariants, quantized dtypes deprecated in torch 2.13
+        values = torch.tensor([1.0, float("nan")])
+        sparse = torch.sparse_coo_tensor(torch.tensor([[0, 1], [1, 2]]), values, (6, 6)).coalesce()
+        report = saved("sparse.pt", {"adj": sparse, "w": torch.ones(3)})
+        (finding,) = report.of_kind("non-finite")
+        assert finding.severity == "error" and finding.path == "adj", report
+        assert "1 NaN among the 2 values it stores" in finding.message
+
+        def quantized(bias=None):
+            torch.manual_seed(0)
+            src = nn.Sequential(nn.Linear(16, 32))
+            if bias is not None:
+                src[0].bias.data[0] = bias
+            return tq.quantize_dynamic(src, {nn.Linear}, dtype=torch.qint8)
+
+        assert "non-finite" not in saved("q.pt", quantized().state_dict(), quantized()).kinds()
+        for bias in (float("nan"), float("inf")):
+            report = saved("q_bad.pt", quantized(bias).state_dict(), quantized())
+            (finding,) = report.of_kind("non-finite")
+            assert finding.severity == "error" and finding.path == "0._packed_params._packed_params", report
+            assert "outside the state dict" not in finding.message

@@ -16,7 +16,7 @@ from inside_nn.inspect_checkpoint.checkpoint_report import (
     _names,
     _shape_text,
 )
-from inside_nn.inspect_checkpoint.dry_run import copy_fails
+from inside_nn.inspect_checkpoint.dry_run import copy_fails, custom_load_code
 from inside_nn.inspect_checkpoint.limits import SHOWN
 from inside_nn.inspect_checkpoint.state import _InspectionState
 from inside_nn.inspect_checkpoint.state_dict import (
@@ -106,6 +106,7 @@ class _Against(_InspectionState):
         self._renaming_finding(strip, add, file_keys)
         # the model's own load, on a meta copy: which keys it reports missing and unexpected, what it raises
         run = self._run_load(model, expected, mapping, strip, add)
+        run.untried = run.untried or (run.failed is not None and bool(custom_load_code(model)))
         missing, unexpected = self._load_keys(run, model_keys, expected, mapping)
         non_persistent = _non_persistent_buffers(model)
         ties = _model_ties(model, expected)
@@ -129,13 +130,7 @@ class _Against(_InspectionState):
         on_meta = self._buffer_findings(non_persistent)
         fits = not (strip or add or missing or unexpected or raising or on_meta or tie_missing or fed_twice or overflow)
         if fits:
-            cast = sum(len(keys) for keys in casts.values())
-            self.load_outcome = (
-                f"model.load_state_dict(sd) will load all {_count(len(model_keys), 'key')} "
-                "the model expects: none missing, none unexpected, every shape fits"
-                + (f" ({cast} cast to the model's dtype)" if cast else "")
-                + "."
-            )
+            self.load_outcome = _outcome(run, len(model_keys), sum(len(keys) for keys in casts.values()))
 
     def _loads_as_saved(self, model: nn.Module, expected: dict, file_keys: list) -> bool:
         """Whether the model's own load, run on a meta copy, takes the file's keys as they are: nothing missing,
@@ -298,13 +293,19 @@ class _Against(_InspectionState):
             elif t.dtype is not None and t.dtype != target.dtype and copy_fails(t, target) is None:
                 casts[(t.dtype, target.dtype)].append(mapping[name])  # (a value copy_ refuses is a load error)
         for (have, want), keys in casts.items():
+            how = (
+                f"casts to {_dtype_name(want)}, discarding the imaginary part (torch says only UserWarning: "
+                "Casting complex values to real discards the imaginary part)"
+                if have.is_complex and not want.is_complex
+                else f"casts to {_dtype_name(want)} without a word"
+            )
             self.add(
                 "warning",
                 "dtype mismatch",
                 keys[0],
                 f"{len(keys)} tensor(s) are {_dtype_name(have)} in the file and {_dtype_name(want)} in the model "
-                f"({_names(keys)}): load_state_dict copies and casts to {_dtype_name(want)} without a word; "
-                f"assign=True would put {_dtype_name(have)} into the model",
+                f"({_names(keys)}): load_state_dict copies and {how}; assign=True would put {_dtype_name(have)} into "
+                "the model",
             )
         if lazy:
             self.add(
@@ -369,6 +370,28 @@ class _Against(_InspectionState):
         if at is not None:
             del self.findings[at]
             self.tied_notes = {k: i - (i > at) for k, i in self.tied_notes.items()}
+
+
+def _outcome(run, n: int, cast: int) -> str:
+    """The sentence the report closes with when every key fits: what model.load_state_dict(sd) will do, or, where
+    the model's own load code could not be tried, that it may still raise."""
+    casts = f" ({cast} cast to the model's dtype)" if cast else ""
+    if run.untried:
+        return (
+            f"By name, the file holds all {_count(n, 'key')} the model expects: none missing, none unexpected, every "
+            f"shape fits{casts}; but the model's own load code could not be tried on a meta copy, so "
+            "model.load_state_dict(sd) may still raise."
+        )
+    if run.dropped:
+        return (
+            f"model.load_state_dict(sd) will raise nothing and load {n - len(run.dropped)} of the {_count(n, 'key')} "
+            f"the model expects: {_names(run.dropped, 3)} stay as the model initialized them (its post-hooks drop "
+            f"them from missing_keys); none unexpected, every shape fits{casts}."
+        )
+    return (
+        f"model.load_state_dict(sd) will load all {_count(n, 'key')} the model expects: none missing, none "
+        f"unexpected, every shape fits{casts}."
+    )
 
 
 def _renamed(k: str, strip: str, add: str) -> str:

@@ -39,10 +39,18 @@ class _Contents(_InspectionState):
         # every tensor the pickle rebuilds, once each (what torch.load reads), named by its state-dict key if it
         # has one, else by where it sits in the file (["optimizer"]["state"][0]["exp_avg"])
         key_of = {id(node): key for key, node in self.entries.items()}
-        self.all_tensors = []
+        # the tensors inside an entry that is no tensor itself (a quantized Linear's (weight, bias) tuple)
+        inside = {}
+        for key, node in self.entries.items():
+            if _tensor_of(node, key) is None:
+                inside.update((id(n), key) for _, _, n in _walk(node, "", set()))
+        self.all_tensors, self.held = [], []
         for _, t, node in _walk(root, "", set()):
-            t.key = key_of.get(id(node), f"ckpt{t.key}")
-            self.all_tensors += [t, *_sub_tensors(node, t.key)]
+            entry, holder = key_of.get(id(node)), inside.get(id(node))
+            t.key = entry or holder or f"ckpt{t.key}"
+            subs = list(_sub_tensors(node, t.key))
+            self.all_tensors += [t, *subs]
+            self.held += subs if entry is not None else [t, *subs] if holder is not None else []
         self._structure_findings(root)
         self._fit_note()
         # one _Tensor per state-dict key (two keys of one tied tensor are two entries): what load_state_dict reads
@@ -220,6 +228,29 @@ class _Contents(_InspectionState):
             "copy) carries them into every step; keep the last checkpoint saved before the run diverged",
         )
 
+    def _non_finite(self) -> list:
+        """(key, NaN, inf, what it is) for every state-dict entry with non-finite values: its own, or those of
+        the tensors it is made of (a sparse tensor's values, a quantized Linear's packed bias), which are its
+        values as much."""
+        inner = defaultdict(list)
+        for t in self.held:
+            inner[t.key].append(t)
+        rows = []
+        for t in self.tensors:
+            parts = inner.pop(t.key, [])
+            nan, inf = t.nan + sum(p.nan for p in parts), t.inf + sum(p.inf for p in parts)
+            if nan or inf:
+                stored = sum(p.numel for p in parts if _readable(p.dtype))
+                where = f"among the {stored:,} values it stores" if nan + inf > t.nan + t.inf else None
+                rows.append((t.key, nan, inf, f"{t.key} ({t.describe()})", where or f"of its {t.numel:,} values"))
+        for key, parts in inner.items():
+            nan, inf = sum(p.nan for p in parts), sum(p.inf for p in parts)
+            if nan or inf:
+                made = ", ".join(p.describe() for p in parts[:4])
+                stored = sum(p.numel for p in parts if _readable(p.dtype))
+                rows.append((key, nan, inf, f"{key} (made of {made})", f"among their {stored:,} floating values"))
+        return rows
+
     def _values(self) -> None:
         """NaN/inf findings, and what the budget left unread."""
         self._outside_values()
@@ -227,30 +258,24 @@ class _Contents(_InspectionState):
         if self.model is not None:
             for name, _ in self.model.named_parameters(remove_duplicate=False):
                 params.update({name, *(p + name for p in _KNOWN_PREFIXES)})
-        for t in self.tensors:
-            if t.nan or t.inf:
-                parts = [f"{n:,} {what}" for n, what in ((t.nan, "NaN"), (t.inf, "±inf")) if n]
-                if t.nan or t.key in params:
-                    severity, why = (
-                        "error",
-                        "every output it touches is non-finite (a diverged run saved, or damaged bytes)",
-                    )
-                elif self.model is not None:
-                    severity, why = (
-                        "note",
-                        "a buffer of the model, not a parameter: observers and running extremes start at ±inf",
-                    )
-                else:
-                    severity, why = (
-                        "warning",
-                        "fatal in a weight; legitimate in a statistic (observers' min_val/max_val start at ±inf)",
-                    )
-                self.add(
-                    severity,
-                    "non-finite",
-                    t.key,
-                    f"{t.key} ({t.describe()}) holds {' and '.join(parts)} of its {t.numel:,} values: {why}",
+        for key, nan, inf, what, where in self._non_finite():
+            parts = [f"{n:,} {kind}" for n, kind in ((nan, "NaN"), (inf, "±inf")) if n]
+            if nan or key in params or key.endswith("_packed_params"):  # a quantized Linear's weight and bias
+                severity, why = (
+                    "error",
+                    "every output it touches is non-finite (a diverged run saved, or damaged bytes)",
                 )
+            elif self.model is not None:
+                severity, why = (
+                    "note",
+                    "a buffer of the model, not a parameter: observers and running extremes start at ±inf",
+                )
+            else:
+                severity, why = (
+                    "warning",
+                    "fatal in a weight; legitimate in a statistic (observers' min_val/max_val start at ±inf)",
+                )
+            self.add(severity, "non-finite", key, f"{what} holds {' and '.join(parts)} {where}: {why}")
         uninitialized = [t.key for t in self.tensors if t.kind == "uninitialized"]
         if uninitialized:
             self.add(

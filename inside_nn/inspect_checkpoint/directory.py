@@ -292,16 +292,18 @@ class _Directory(_InspectionState):
         """The model's state dict keys and shapes against the folder's tensors, under the top-level key that
         fits it best (DCP saves {"model": ..., "optim": ...}); what the folder's own loader does with each."""
         dcp = self.format == "dcp"
-        expected = {k: v for k, v in model.state_dict().items() if hasattr(v, "shape")}
+        expected = {k: v for k, v in model.state_dict(keep_vars=True).items() if hasattr(v, "shape")}
         held = {t.key: t for t in self.tensors}
         tops = sorted({k.split(".")[0] + "." for k in held if "." in k})
         self.prefix = max(["", *tops], key=lambda p: sum(p + k in held for k in expected))
         missing = [k for k in expected if self.prefix + k not in held]
+        tied = [] if dcp else self._fed_by_ties(model, expected, missing)  # from_pretrained re-ties after loading
+        missing = [k for k in missing if k not in tied]
         unexpected = [k for k in held if k.startswith(self.prefix) and k[len(self.prefix) :] not in expected]
         shapes = [
             k
             for k in expected
-            if k not in missing and held[self.prefix + k].shape not in (None, tuple(expected[k].shape))
+            if self.prefix + k in held and held[self.prefix + k].shape not in (None, tuple(expected[k].shape))
         ]
         under = f' under "{self.prefix[:-1]}"' if self.prefix else ""
         loader = "torch.distributed.checkpoint.load" if dcp else "from_pretrained"
@@ -338,8 +340,33 @@ class _Directory(_InspectionState):
         if not missing and not shapes:
             target = f"{{'{self.prefix[:-1]}': model.state_dict()}}" if self.prefix else "model.state_dict()"
             self.load_outcome = f"{loader} fills all {len(expected)} entries of the model's state dict" + (
-                f" (load into {target})" if dcp else ""
+                f" (load into {target})" if dcp else f" ({len(tied)} through a tie)" if tied else ""
             )
+
+    def _fed_by_ties(self, model, expected: dict, missing: list) -> list:
+        """The missing keys that a tie of the model fills, with a note: the model ties them (one
+        Parameter under several names) to a name the folder holds, whose values they get. Hugging Face drops the
+        tied copy (lm_head.weight of tie_word_embeddings=True) from a sharded save."""
+        from inside_nn.inspect_checkpoint.against import _model_ties
+
+        tied_to = {}
+        for names in _model_ties(model, expected):
+            present = [n for n in names if n not in missing]
+            if present:
+                tied_to.update((n, present[0]) for n in names if n in missing)
+        if tied_to:
+            shown = [f"{k} (tied to {v})" for k, v in tied_to.items()]
+            self.add(
+                "note",
+                "tied keys",
+                next(iter(tied_to)),
+                f"the folder lacks {_count(len(tied_to), 'name')} that the model ties to a name it holds: "
+                f"{_names(shown, 4)}. Hugging Face saves a tie once; from_pretrained ties the weights after "
+                "loading, so they get the values of the names they are tied to. Merging the shards into one "
+                f"dict, load_state_dict(sd) raises Missing key(s) {_names(list(tied_to), 3)}, and strict=False "
+                "fills them through the tie",
+            )
+        return list(tied_to)
 
     # Hugging Face sharded
 

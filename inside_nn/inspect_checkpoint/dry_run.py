@@ -30,6 +30,12 @@ class _DryRun:
     unexpected: list = dataclasses.field(default_factory=list)
     errors: list = dataclasses.field(default_factory=list)
     failed: str | None = None  # why there is no answer (the model cannot be copied, the load raised midway)
+    # keys the load left missing that the model's own load_state_dict post-hooks removed from missing_keys: not
+    # loaded, yet not reported (a fine-tuning head kept at its initial values)
+    dropped: list = dataclasses.field(default_factory=list)
+    # the model's own load code could not be tried (it raised on meta: a hook that reads a value): the outcome
+    # is unknown
+    untried: bool = False
 
 
 class _Opaque:
@@ -156,7 +162,7 @@ def dry_run(model: nn.Module, state_dict, metadata: OrderedDict | None) -> _DryR
         replica = meta_copy(model)
     except Exception as error:  # noqa: BLE001 (a model deepcopy refuses, a value meta cannot stand for: say so)
         return _DryRun(failed=f"the model's load could not be run on a meta copy ({one_line(error, 160)})")
-    seen = {}
+    seen, dropped = {}, []
 
     def keep(module, incompatible):
         seen["missing"] = list(incompatible.missing_keys)
@@ -167,6 +173,9 @@ def dry_run(model: nn.Module, state_dict, metadata: OrderedDict | None) -> _DryR
         sd._metadata = metadata
     errors = []
     try:
+        for module in replica.modules():
+            if module._load_state_dict_post_hooks:
+                _watch_post_hooks(module, dropped)
         replica.register_load_state_dict_post_hook(keep)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -174,15 +183,46 @@ def dry_run(model: nn.Module, state_dict, metadata: OrderedDict | None) -> _DryR
     except RuntimeError as error:
         text = str(error)
         if not text.startswith(_AGGREGATE) or "missing" not in seen:
-            return _DryRun(failed=f"the model's load_state_dict raised on meta: {one_line(error, 200)}")
+            return _DryRun(failed=f"the model's load_state_dict raised on meta: {one_line(error, 200)}", untried=True)
         errors = [e.strip() for e in text.partition("\n\t")[2].split("\n\t") if e.strip()]
     except Exception as error:  # noqa: BLE001 (a hook that cannot run on meta, or that fails: say which)
         return _DryRun(
-            failed=f"the model's load_state_dict raised on meta: {type(error).__name__}: {one_line(error, 200)}"
+            failed=f"the model's load_state_dict raised on meta: {type(error).__name__}: {one_line(error, 200)}",
+            untried=True,
         )
     if "missing" not in seen:
-        return _DryRun(failed="the model's load_state_dict returned without running its post hooks")
-    return _DryRun(seen["missing"], seen["unexpected"], errors)
+        return _DryRun(failed="the model's load_state_dict returned without running its post hooks", untried=True)
+    missing = set(seen["missing"])
+    return _DryRun(seen["missing"], seen["unexpected"], errors, dropped=[k for k in dropped if k not in missing])
+
+
+def _watch_post_hooks(module: nn.Module, dropped: list) -> None:
+    """Around a module's load_state_dict post-hooks (on the meta copy): the missing keys they remove from
+    incompatible_keys.missing_keys go to `dropped`. Removing a key there hides it; it loads nothing into it."""
+    before = []
+
+    def snap(module, incompatible):
+        before[:] = incompatible.missing_keys
+
+    def compare(module, incompatible):
+        now = set(incompatible.missing_keys)
+        dropped.extend(k for k in before if k not in now and k not in dropped)
+
+    first = module.register_load_state_dict_post_hook(snap)
+    module._load_state_dict_post_hooks.move_to_end(first.id, last=False)
+    module.register_load_state_dict_post_hook(compare)
+
+
+def custom_load_code(model: nn.Module) -> list:
+    """The modules of the model whose load runs code of their own: load_state_dict pre- or post-hooks, or a
+    _load_from_state_dict defined outside torch (module names, "" for the root)."""
+    found = []
+    for name, module in model.named_modules():
+        hooks = [*module._load_state_dict_pre_hooks.values(), *module._load_state_dict_post_hooks.values()]
+        code = [type(module)._load_from_state_dict, *(getattr(h, "hook", h) for h in hooks)]
+        if any(not (getattr(c, "__module__", None) or "").startswith("torch.") for c in code):
+            found.append(name)
+    return found
 
 
 _PROBES: dict = {}

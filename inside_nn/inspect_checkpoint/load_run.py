@@ -5,6 +5,7 @@ the model, and the error when there is nothing to compare the model with."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections import OrderedDict
 
@@ -126,17 +127,33 @@ class _LoadRun(_InspectionState):
         unexpected = [k for k in mapping if k not in expected]
         if run.failed is not None:
             self.add(
-                "note",
+                "warning" if run.untried else "note",
                 "load hook",
                 "",
                 f"{run.failed}: keys are compared by name, without the model's own load code (its "
-                "_load_from_state_dict and load hooks, which may rename or fill keys)",
+                "_load_from_state_dict and load hooks, which may rename or fill keys)"
+                + (
+                    "; that code, not tried here, runs on the file's values in the real load and may still raise "
+                    "(a hook that checks a value)"
+                    if run.untried
+                    else ""
+                ),
             )
             return missing, unexpected
         order = {k: i for i, k in enumerate([*model_keys, *mapping])}
         ran_missing = sorted(dict.fromkeys(run.missing), key=lambda k: order.get(k, len(order)))
         ran_unexpected = sorted(dict.fromkeys(run.unexpected), key=lambda k: order.get(k, len(order)))
-        filled = [k for k in missing if k not in set(ran_missing)]
+        run.dropped = sorted(run.dropped, key=lambda k: order.get(k, len(order)))
+        if run.dropped:
+            self.add(
+                "note",
+                "load hook",
+                run.dropped[0],
+                f"the model's load_state_dict post-hooks remove {_names(run.dropped, 4)} from missing_keys: the file "
+                "lacks them and load_state_dict(sd) raises nothing, but nothing loads them: they stay as the model "
+                "initialized them (a new head to fine-tune?)",
+            )
+        filled = [k for k in missing if k not in set(ran_missing) and k not in set(run.dropped)]
         taken = [mapping[k] for k in unexpected if k not in set(ran_unexpected)]
         if filled or taken:
             parts = [f"fills {_names(filled, 4)}, which the file lacks" for _ in filled[:1]]
@@ -249,27 +266,71 @@ class _LoadRun(_InspectionState):
         return found
 
     def _overflow_findings(self, casts: dict, expected: dict, mapping: dict) -> list:
-        """Casts to a narrower floating dtype whose values, as read, exceed its largest: they load as ±inf."""
+        """Casts to a dtype that cannot hold the values as read: floating values beyond a narrower floating dtype's
+        largest (they load as ±inf, or saturate or turn NaN where it has no inf), integers outside a narrower
+        integer dtype's range (they wrap around) or beyond a floating one's largest."""
         by_key = {t.key: t for t in self.tensors}
         over = []
         for (have, want), keys in casts.items():
-            if not (have.is_floating_point and want.is_floating_point):
-                continue
-            limit = torch.finfo(want).max
-            rows = [(k, by_key[k].absmax) for k in keys if k in by_key and (by_key[k].absmax or 0) > limit]
+            rows = [
+                (k, top) for k in keys if k in by_key for top in [_beyond(by_key[k], have, want)] if top is not None
+            ]
             if not rows:
                 continue
             over += [k for k, _ in rows]
             key, top = rows[0]
+            if want.is_floating_point:
+                limit = torch.finfo(want).max
+                what = f"values beyond {_dtype_name(want)}'s largest ({limit:.6g})"
+                shown = f"{key} up to {top:.6g}"
+            else:
+                info = torch.iinfo(want)
+                what = f"values outside {_dtype_name(want)}'s range ({info.min:,} to {info.max:,})"
+                shown = f"{key} holds {top:,}"
             self.add(
                 "error",
                 "dtype mismatch",
                 key,
-                f"{len(rows)} tensor(s) hold values beyond {_dtype_name(want)}'s largest ({limit:.6g}) "
-                f"({_names(k for k, _ in rows)}; {key} up to {top:.6g}): load_state_dict casts them to "
-                f"{_dtype_name(want)} and they become ±inf. Keep the model in {_dtype_name(have)}, or rescale",
+                f"{len(rows)} tensor(s) hold {what} ({_names(k for k, _ in rows)}; {shown}): load_state_dict casts "
+                f"them to {_dtype_name(want)} and {_cast_result(top, have, want)}. Keep the model in "
+                f"{_dtype_name(have)}" + (", or rescale" if have.is_floating_point else ""),
             )
         return over
+
+
+def _beyond(t: _Tensor, have: torch.dtype, want: torch.dtype):
+    """The value of t (as read) that `want` cannot hold, or None: its largest finite |value| beyond a floating
+    dtype's largest, or the extreme of an integer tensor outside an integer dtype's range."""
+    if want.is_complex or want == torch.bool or have.is_complex:
+        return None
+    if want.is_floating_point:
+        limit = torch.finfo(want).max
+        if have.is_floating_point:
+            return t.absmax if (t.absmax or 0) > limit else None
+        top = max(t.extremes, key=abs) if t.extremes is not None else 0
+        return top if abs(top) > limit else None
+    if have.is_floating_point or t.extremes is None:
+        return None  # floating into integer: truncated, which the cast warning says
+    info = torch.iinfo(want)
+    lo, hi = t.extremes
+    return hi if hi > info.max else lo if lo < info.min else None
+
+
+def _cast_result(value, have: torch.dtype, want: torch.dtype) -> str:
+    """What copy_ makes of `value` (of dtype `have`) in `want`, in words: tried on the one value."""
+    try:
+        source = torch.tensor([value], dtype=torch.float64 if have.is_floating_point else torch.int64)
+        result = torch.empty(1, dtype=want).copy_(source.to(have))
+        got = result.double().item() if want.is_floating_point else int(result.item())
+    except Exception:  # noqa: BLE001 (a dtype this torch cannot make here: say the usual)
+        return "they overflow"
+    if not want.is_floating_point:
+        return f"they wrap around ({value:,} becomes {got:,})"
+    if math.isinf(got):
+        return "they become ±inf"
+    if math.isnan(got):
+        return f"they become NaN ({_dtype_name(want)} has no inf)"
+    return f"they saturate to ±{got:.6g} ({_dtype_name(want)} has no inf)"
 
 
 def _renamed_metadata(metadata: OrderedDict, strip: str, add: str) -> OrderedDict:

@@ -13,7 +13,7 @@ import torch
 from inside_nn.inspect_checkpoint.checkpoint_report import _mib, _names, _shape_text
 from inside_nn.inspect_checkpoint.files import _what_else
 from inside_nn.inspect_checkpoint.limits import HEADER_LIMIT
-from inside_nn.inspect_checkpoint.scan import _floating
+from inside_nn.inspect_checkpoint.scan import _floating, _integer
 from inside_nn.inspect_checkpoint.state import _InspectionState
 from inside_nn.inspect_checkpoint.state_dict import _StateDict
 from inside_nn.inspect_checkpoint.tensors import _Tensor
@@ -78,7 +78,7 @@ class _SafetensorsFormat(_InspectionState):
         if ok:
             self._safe_open()
         for t, begin, end in entries:
-            if end <= data_len and _floating(t.dtype):
+            if end <= data_len and (_floating(t.dtype) or (self.scanner.track and _integer(t.dtype))):
                 self.scanner.storage(t.key, data_start + begin, end - begin, [t], crc=False)
         self._values()
 

@@ -34,6 +34,16 @@ def _count_non_finite(chunk: torch.Tensor) -> tuple[int, int]:
 def _track(t: _Tensor, values: torch.Tensor, raw: memoryview, non_finite: int) -> None:
     """A dense tensor's CRC-32 and largest finite |value|, one chunk at a time (chunks come in order)."""
     t.digest = zlib.crc32(raw, t.digest or 0)
+    if _integer(t.dtype) and values.numel():
+        if str(t.dtype) == "torch.uint64":  # no min/max, and its top half wraps in int64
+            return
+        try:  # uint16 and uint32 have no min/max: in int64
+            wide = values if values.dtype.is_signed or values.dtype == torch.uint8 else values.long()
+            lo, hi = int(wide.min()), int(wide.max())
+        except (RuntimeError, TypeError):
+            return
+        t.extremes = (lo, hi) if t.extremes is None else (min(t.extremes[0], lo), max(t.extremes[1], hi))
+        return
     if not t.dtype.is_floating_point or not values.numel():
         return
     try:
@@ -44,6 +54,16 @@ def _track(t: _Tensor, values: torch.Tensor, raw: memoryview, non_finite: int) -
         finite = finite[torch.isfinite(finite)]
         top = float(finite.abs().max()) if finite.numel() else 0.0
     t.absmax = max(t.absmax or 0.0, top)
+
+
+def _integer(dtype) -> bool:
+    """Whether a dtype is a plain integer one (whose extremes are tracked to compare with a model's dtype)."""
+    return (
+        isinstance(dtype, torch.dtype)
+        and not dtype.is_floating_point
+        and not dtype.is_complex
+        and (dtype != torch.bool and dtype.itemsize >= 1 and not str(dtype).startswith(("torch.q", "torch.bits")))
+    )
 
 
 def _floating(dtype) -> bool:
@@ -100,7 +120,7 @@ class _Scanner:
         if not self.allowed(n):
             self.unscanned.append((what, n))
             return None
-        dense = [t for t in views if _readable(t.dtype) and t.dense()] if self.values else []
+        dense = [t for t in views if self._reads(t.dtype) and t.dense()] if self.values else []
         value, seen = 0, 0
         source = self._inflate(offset, csize, n) if inflate else self.f.chunks(offset, n)
         for pos, chunk in source:
@@ -114,6 +134,11 @@ class _Scanner:
         if inflate:
             self.f.scanned += max(0, seen - csize)  # the budget counts inflated bytes
         return value, seen
+
+    def _reads(self, dtype) -> bool:
+        """Whether a dense tensor's values are read: floating ones for NaN/inf, and, to compare with a model,
+        integer ones for their extremes."""
+        return _readable(dtype) or (self.track and _integer(dtype))
 
     def _inflate(self, offset: int, csize: int, limit: int):
         """Inflated bytes of a deflated record in CHUNK-sized pieces (so that every piece starts on an element),
@@ -150,7 +175,7 @@ class _Scanner:
         hi -= (hi - lo) % size
         values = torch.frombuffer(chunk[lo:hi], dtype=t.dtype) if hi > lo else None
         if values is not None:
-            nan, inf = _count_non_finite(values)
+            nan, inf = _count_non_finite(values) if _readable(t.dtype) else (0, 0)
             t.nan += nan
             t.inf += inf
             if self.track:

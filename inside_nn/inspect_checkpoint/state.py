@@ -25,6 +25,9 @@ class _InspectionState:
         self.tensors: list[_Tensor] = []  # every tensor of the state dict
         # every tensor the file rebuilds, the state dict's and the others' (an optimizer's state, ...)
         self.all_tensors: list[_Tensor] = []
+        # the tensors a state-dict entry is made of, named by its key: a sparse tensor's indices and values, a
+        # quantized Linear's packed weight and bias (_packed_params), a nested tensor's buffer, a DTensor's local one
+        self.held: list[_Tensor] = []
         self.sd: _StateDict | None = None
         self.entries: dict = {}  # state-dict key -> node
         self.records: list[dict] = []

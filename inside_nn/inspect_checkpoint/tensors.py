@@ -38,6 +38,7 @@ class _Tensor:
     scanned: bool = False
     digest: int | None = None  # CRC-32 of the bytes it views (dense tensors, when the scanner tracks values)
     absmax: float | None = None  # the largest finite |value| (floating dense tensors, the same)
+    extremes: tuple | None = None  # (smallest, largest) value (integer dense tensors, the same)
 
     @property
     def itemsize(self) -> int:

@@ -85,6 +85,14 @@ class _ZipFormat(_InspectionState):
             )
             self._crc_pass(layout, archive, {})
             return
+        if "data.pkl" not in info and _exported(records):
+            self.format = "torch.export"
+            self.not_a_checkpoint(
+                f"a torch.export archive (torch.export.save: archive_format, models/, data/weights/; records: "
+                f"{_names(records, 4)}), not a torch.save file: torch.load raises on it. Load it with "
+                "torch.export.load(path); its weights: torch.export.load(path).state_dict"
+            )
+            return
         if "data.pkl" not in info:
             self.not_a_checkpoint(
                 f"a zip archive without data.pkl (records: {_names(records)}): not written by torch.save"
@@ -310,7 +318,7 @@ class _ZipFormat(_InspectionState):
                 f"{len(unreferenced)} storage record(s) no tensor in the pickle points at ({_names(unreferenced)}, "
                 f"{_mib(total)}): dead bytes, loaded by nothing",
             )
-        scanned = {id(t) for t in [*self.tensors, *self._outside_state_dict()]}
+        scanned = {id(t) for t in [*self.tensors, *self.held, *self._outside_state_dict()]}
         usable = {r: [t for t in ts if t.storage_numel is not None and id(t) in scanned] for r, ts in views.items()}
         self._crc_pass(layout, archive, usable)
         for record, ts in usable.items():
@@ -397,3 +405,12 @@ class _ZipFormat(_InspectionState):
             f"it {mapped}. torch.save never compresses: the archive was rewritten by another "
             "tool (re-zipped?); re-save it with torch.save",
         )
+
+
+def _exported(records) -> bool:
+    """Whether an archive's records are those torch.export.save writes (a .pt2 package: archive_format "pt2",
+    the program as JSON under models/ or serialized_exported_program.json, the weights under data/)."""
+    names = set(records)
+    return "archive_format" in names or any(
+        r.startswith("models/") and r.endswith(".json") or r.endswith("serialized_exported_program.json") for r in names
+    )
