@@ -9,8 +9,10 @@ printing and exit status are checked on reports the shared run made.
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import os
+import pickle
 import re
 import signal
 import threading
@@ -52,8 +54,22 @@ PLANTED = {
 
 
 @pytest.fixture(scope="module")
-def outcomes() -> dict:
-    """Every zoo model, every planted model and a rank that fails, on ranks started once."""
+def outcomes(tmp_path_factory) -> dict:
+    """Every zoo model, every planted model and a rank that fails, on ranks started once in the whole run: under
+    xdist the first worker to ask runs them and leaves the reports in the run's shared temporary folder, where
+    the other worker, waiting on a lock, reads them."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if run is None:
+        return shared_run()
+    shared = tmp_path_factory.getbasetemp().parent / f"ddp-check-{run}.pickle"
+    with open(shared.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not shared.exists():
+            shared.write_bytes(pickle.dumps(shared_run()))
+        return pickle.loads(shared.read_bytes())
+
+
+def shared_run() -> dict:
     cases = {
         f"zoo {name}": (functools.partial(ddp_cases.zoo_build, name), functools.partial(ddp_cases.zoo_inputs, name))
         for name in zoo.MODELS
