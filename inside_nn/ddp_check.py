@@ -22,13 +22,18 @@ Every finding comes from what the ranks did, not from reading the model's source
   `steps` SGD steps, and one forward in eval mode under no_grad. The loss is `loss(output, inputs)`, or the
   sum of the means of every floating tensor the output holds (tensors, tuples, lists, dicts, dataclasses).
 * Each tensor of the model's state (parameters, buffers, tensors held by plain attributes or in the lists,
-  dicts and objects they hold) is digested after the constructor, at the start of each forward (a forward
-  pre-hook on the inner module: after DDP's buffer sync), after the last step and after the eval forward. A
+  dicts and objects they hold) and each Python number plain attributes hold is digested after the
+  constructor, at the start of each forward (a forward pre-hook on the inner module: after DDP's buffer
+  sync), after the last step and after the eval forward; what DDP was told to ignore
+  (`_ddp_params_and_buffers_to_ignore`) is told apart. That pre-hook also records whether DDP synced and the
+  bytes of the buffers it holds then (it re-reads them before each sync), and from it to the inner forward's
+  end the calls of torch.distributed's collectives are recorded (the functions are wrapped on each rank). A
   hook on each parameter records whether it received a gradient on this rank in each step.
-* Then one more step, and rank 0 alone runs a forward through the wrapper, the usual validation on rank 0,
-  in a thread, while the others wait: a forward still running after LONE_TIMEOUT_S (or ten times the eval
-  forward, if longer) is blocked in a collective no other rank joins (the buffer sync): it "hangs". The
-  other ranks then run the same forward, which joins the collective and frees rank 0.
+* Then one more step, and rank 0 alone runs an eval forward through the wrapper, the usual validation on rank
+  0, in a thread, while the others wait: a forward still running after LONE_TIMEOUT_S (or ten times the eval
+  forward, if longer) is blocked in a collective no other rank joins (the buffer sync, or one the forward
+  calls): it "hangs". The ranks tell each other so on a group of their own, and the others then run the
+  same forward, which joins the collective and frees rank 0.
 * After each call of the reader's code (build, make_inputs, forward and loss) the ranks exchange their
   outcome on the default group, so a rank's exception ends that model on every rank before any collective
   waits for it: `RankError("rank 1: ValueError: ...")`, in the list `check_ddp_many` returns, raised by
@@ -603,17 +608,32 @@ def _digest(t: torch.Tensor):  # pragma: no cover (runs on a rank)
     return [str(t.dtype), list(t.shape), h.hexdigest()]
 
 
+def _numbers_in(value, where: str, above: tuple = ()) -> list:  # pragma: no cover (runs on a rank)
+    """[(where, repr)] for every int, float and bool in a value and the containers it holds, a few levels down
+    (each occurrence: the same small int held twice is two entries)."""
+    from inside_nn.inspect_module import _items
+
+    if isinstance(value, int | float):
+        return [(where, repr(value))]
+    inner = None if len(above) > 4 or id(value) in above else _items(value)
+    found = []
+    for label, item in inner or ():
+        if not isinstance(item, torch.Tensor | nn.Module):
+            found += _numbers_in(item, where + label, (*above, id(value)))
+    return found
+
+
 def _numbers(model: nn.Module) -> dict:  # pragma: no cover (runs on a rank)
     """path -> ("number", [(where, repr)]) for every attribute holding Python numbers (int, float, bool; in
     the lists, dicts and objects it holds)."""
-    from inside_nn.inspect_module import _INTERNAL, _found_in, _join, _named_modules
+    from inside_nn.inspect_module import _INTERNAL, _join, _named_modules
 
     state = {}
     for prefix, module in _named_modules(model):
         extra = type(module).get_extra_state is not nn.Module.get_extra_state
         for name, value in vars(module).items():
             if name not in _INTERNAL and not isinstance(value, torch.Tensor | nn.Module):
-                found = [(where, repr(x)) for where, x in _found_in(value, name, (int, float))]
+                found = _numbers_in(value, name)
                 if found:
                     state[_join(prefix, name)] = ("extra number" if extra else "number", found)
     return state
