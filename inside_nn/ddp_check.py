@@ -22,13 +22,18 @@ Every finding comes from what the ranks did, not from reading the model's source
   `steps` SGD steps, and one forward in eval mode under no_grad. The loss is `loss(output, inputs)`, or the
   sum of the means of every floating tensor the output holds (tensors, tuples, lists, dicts, dataclasses).
 * Each tensor of the model's state (parameters, buffers, tensors held by plain attributes or in the lists,
-  dicts and objects they hold) is digested after the constructor, at the start of each forward (a forward
-  pre-hook on the inner module: after DDP's buffer sync), after the last step and after the eval forward. A
+  dicts and objects they hold) and each Python number plain attributes hold is digested after the
+  constructor, at the start of each forward (a forward pre-hook on the inner module: after DDP's buffer
+  sync), after the last step and after the eval forward; what DDP was told to ignore
+  (`_ddp_params_and_buffers_to_ignore`) is told apart. That pre-hook also records whether DDP synced and the
+  bytes of the buffers it holds then (it re-reads them before each sync), and from it to the inner forward's
+  end the calls of torch.distributed's collectives are recorded (the functions are wrapped on each rank). A
   hook on each parameter records whether it received a gradient on this rank in each step.
-* Then one more step, and rank 0 alone runs a forward through the wrapper, the usual validation on rank 0,
-  in a thread, while the others wait: a forward still running after LONE_TIMEOUT_S (or ten times the eval
-  forward, if longer) is blocked in a collective no other rank joins (the buffer sync): it "hangs". The
-  other ranks then run the same forward, which joins the collective and frees rank 0.
+* Then one more step, and rank 0 alone runs an eval forward through the wrapper, the usual validation on rank
+  0, in a thread, while the others wait: a forward still running after LONE_TIMEOUT_S (or ten times the eval
+  forward, if longer) is blocked in a collective no other rank joins (the buffer sync, or one the forward
+  calls): it "hangs". The ranks tell each other so on a group of their own, and the others then run the
+  same forward, which joins the collective and frees rank 0.
 * After each call of the reader's code (build, make_inputs, forward and loss) the ranks exchange their
   outcome on the default group, so a rank's exception ends that model on every rank before any collective
   waits for it: `RankError("rank 1: ValueError: ...")`, in the list `check_ddp_many` returns, raised by
@@ -65,6 +70,8 @@ SECTIONS = {
     "unused parameter": f"{PAGE}#ddp-join",
     "rank-dependent parameter": f"{PAGE}#ddp-join",
     "lone forward": f"{PAGE}#ddp-hang",
+    "collective in forward": f"{PAGE}#ddp-hang",
+    "ignored by DDP": f"{PAGE}#ddp-private",
 }
 LONE_TIMEOUT_S = 1.0  # rank 0's lone forward still running after this (at least) is waiting in a collective
 LEARNING_RATE = 1e-3
@@ -109,9 +116,11 @@ def _target(obj) -> list | None:
 class DDPReport(Report):
     """inspect_module's Report for a DDP run: the findings, most severe first, plus what the ranks did.
 
-    ranks, steps: the run. buffer_bytes: the bytes of the buffers DDP syncs at each synced forward (0 without
-    buffers). syncs: on rank 0, one bool per forward (the steps, then the eval forward): whether it synced.
-    lone_forward: "hangs", "does not hang", or what rank 0's lone forward raised otherwise."""
+    ranks, steps: the run. buffers: the buffers DDP held when it was built. sync_bytes: on rank 0, one entry
+    per forward (the steps, then the eval forward): the bytes DDP broadcast before it, or None where it did not
+    sync; syncs: whether it synced; buffer_bytes: the bytes of the last sync (0 without one). lone_forward:
+    "hangs", "does not hang", or what rank 0's lone forward raised otherwise; lone_in: where it hung, "buffer
+    sync" or the forward's own collective (such as "all_reduce")."""
 
     subject = "ddp_check"
     whole = "(model)"
@@ -120,19 +129,21 @@ class DDPReport(Report):
         super().__init__(name, findings, facts.get("buffers", []))
         self.ranks = facts.get("ranks", 2)
         self.steps = facts.get("steps", 0)
-        self.buffer_bytes = facts.get("buffer_bytes", 0)
+        self.sync_bytes = facts.get("sync_bytes", [])
+        self.buffer_bytes = next((n for n in reversed(self.sync_bytes) if n is not None), 0)
         self.syncs = facts.get("syncs", [])
         self.lone_forward = facts.get("lone_forward")
+        self.lone_in = facts.get("lone_in")
 
     def closing(self) -> list[str]:
         """What the run was, and what rank 0's lone forward did when it did not hang."""
         sentence = (
             f"Observed on {self.ranks} ranks (gloo, CPU): {self.steps} SGD steps through "
             "DistributedDataParallel(find_unused_parameters=True), one eval forward, then rank 0 alone "
-            "ran a forward through the wrapper"
+            "ran an eval forward through the wrapper"
         )
         if self.lone_forward == "does not hang":
-            sentence += ", which finished: no forward of this model starts a collective"
+            sentence += ", which finished: it starts no collective"
         return [sentence + "."]
 
     __str__ = Report.__str__
@@ -207,16 +218,27 @@ def _grouped_path(paths: list[str], owner: str) -> str:
 
 
 def _kept_message(kind: str, paths: list[str], where: str) -> tuple[str, str, str]:
-    """severity, finding kind and message for tensors of one kind that differ after a sync."""
-    if kind == "plain":
-        held = f"the tensor{'s' if len(paths) > 1 else ''} held by a plain attribute, which DDP does not see"
+    """severity, finding kind and message for state of one kind that differs after a sync."""
+    many = len(paths) > 1
+    if kind == "extra number":
         return (
             "error",
             "plain attribute",
             (
-                f"{held}: {where}. Each rank keeps its own value and a checkpoint has none; register it as a "
-                "buffer (DDP then copies rank 0's at each synced forward), or all_reduce its update if it should "
-                "hold every rank's data"
+                "the Python numbers held by a plain attribute of a module with get_extra_state, which DDP does "
+                f"not see: {where}. Each rank keeps its own and the checkpoint saved from rank 0 holds rank 0's; "
+                "all_reduce the update if every rank should hold the same"
+            ),
+        )
+    if kind in ("plain", "number"):
+        held = f"the tensor{'s' if many else ''}" if kind == "plain" else f"the Python number{'s' if many else ''}"
+        return (
+            "error",
+            "plain attribute",
+            (
+                f"{held} held by a plain attribute, which DDP does not see: {where}. Each rank keeps its own value "
+                "and a checkpoint has none; register it as a buffer (DDP then copies rank 0's at each synced "
+                "forward), or all_reduce its update if it should hold every rank's data"
             ),
         )
     if kind == "late buffer":
@@ -230,35 +252,56 @@ def _kept_message(kind: str, paths: list[str], where: str) -> tuple[str, str, st
         )
     if kind == "buffer":
         return "error", "buffer", f"a buffer that DDP should sync at each forward, yet {where}"
+    if kind == "frozen parameter":
+        return (
+            "warning",
+            "diverged parameter",
+            (
+                f"a parameter with requires_grad=False, which DDP's reducer leaves out: {where}. DDP copies rank "
+                "0's in its constructor (and Join again when it ends); in between each rank keeps its own, and the "
+                "checkpoint saved from rank 0 holds rank 0's. Register it as a buffer if every rank should use "
+                "rank 0's, or all_reduce its update"
+            ),
+        )
     return (
         "error",
         "diverged parameter",
         (
-            f"a {kind} that DDP keeps equal by averaging gradients, yet {where}: the ranks no longer train the "
-            "same model. A rank-dependent update (in forward, in place, or of a frozen parameter, which DDP "
-            "neither reduces nor syncs) is the usual cause"
+            f"a parameter that DDP keeps equal by averaging gradients, yet {where}: the ranks no longer train the "
+            "same model. An update outside the optimizer (in forward, in place) is the usual cause"
         ),
     )
 
 
+def _since(label: str, initial: bool) -> str:
+    if initial:
+        return "from the start (each rank built its own: DDP's constructor did not copy it)"
+    return f"at the start of {'the eval forward' if label == 'eval' else label} (after DDP's sync)"
+
+
+def _where(ranks: list[int], since: str) -> str:
+    return f"{_ranks_text(ranks)} differ{'s' if len(ranks) == 1 else ''} from rank 0 {since}"
+
+
+_AFTER = {"after steps": "after the steps", "after eval": "after the eval forward"}
+
+
 def _state_findings(results: list[dict], steps: int) -> list[Finding]:
-    """A finding for the tensors that differ between ranks where DDP should have made them equal, or that DDP
+    """A finding for the state that differs between ranks where DDP should have made it equal, or that DDP
     never sees (one per plain attribute, per module's parameters); a warning for a late buffer that DDP synced
-    all the same."""
-    kept, initial, _ = _divergence(results, steps)
+    all the same; a note for what DDP was told to ignore."""
+    kept, initial, after = _divergence(results, steps)
     findings = []
     by_kind = _group(list(kept), lambda path: _kind_of(results, path))
     for kind, paths in by_kind.items():
-        key = _attribute if kind == "plain" else _owner
+        if kind.startswith("ignored"):
+            continue
+        key = _attribute if kind in ("plain", "number", "extra number") else _owner
         for owner, group in _group(paths, key).items():
             label, ranks = kept[group[0]]
-            since = (
-                "from the start (each rank built its own: DDP's constructor did not copy it)"
-                if group[0] in initial
-                else f"at the start of {'the eval forward' if label == 'eval' else label} (after DDP's sync)"
+            severity, finding_kind, message = _kept_message(
+                kind, group, _where(ranks, _since(label, group[0] in initial))
             )
-            where = f"{_ranks_text(ranks)} differ{'s' if len(ranks) == 1 else ''} from rank 0 {since}"
-            severity, finding_kind, message = _kept_message(kind, group, where)
             findings.append(_finding(severity, finding_kind, _grouped_path(group, owner), message))
     late = sorted({p for r in results for p, k in r["kinds"].items() if k == "late buffer"} - kept.keys())
     for path in late:
@@ -267,23 +310,51 @@ def _state_findings(results: list[dict], steps: int) -> list[Finding]:
             "had another buffer at construction (it re-reads the buffers at each sync). Register it in __init__"
         )
         findings.append(_finding("warning", "late buffer", path, message))
+    ignored = [p for p in {**after, **kept} if _kind_of(results, p).startswith("ignored")]
+    for owner, group in _group(sorted(ignored), _owner).items():
+        label, ranks = kept.get(group[0]) or after[group[0]]
+        since = _since(label, group[0] in initial) if group[0] in kept else _AFTER[label]
+        message = (
+            "ignored by DDP on purpose (_ddp_params_and_buffers_to_ignore): each rank keeps its own; the "
+            f"checkpoint saved from rank 0 holds rank 0's. Here {_where(ranks, since)}"
+        )
+        findings.append(_finding("note", "ignored by DDP", _grouped_path(group, owner), message))
     return findings
 
 
+def _sizes_text(sizes: list) -> str:
+    """`1 buffer (24 bytes)`, or what changed: `1 buffer (8 bytes) at forward 1, 2 buffers (24 bytes) at
+    forwards 2-4`."""
+    runs: list[list] = []  # [count, bytes, first forward, last forward]
+    for number, size in enumerate(sizes, 1):
+        if size is None:
+            continue
+        if runs and runs[-1][:2] == size:
+            runs[-1][3] = number
+        else:
+            runs.append([*size, number, number])
+    texts = [f"{count} buffer{'s' if count != 1 else ''} ({_bytes(nbytes)})" for count, nbytes, _, _ in runs]
+    if len(runs) == 1:
+        return texts[0]
+    spans = [f"forward {a}" if a == b else f"forwards {a}-{b}" for _, _, a, b in runs]
+    return ", ".join(f"{text} at {span}" for text, span in zip(texts, spans, strict=True))
+
+
 def _buffer_findings(results: list[dict], steps: int) -> list[Finding]:
-    """The note on the buffers DDP broadcasts at each synced forward, and on those each rank updates."""
+    """The note on the buffers DDP broadcast at each synced forward, and on those each rank updates."""
     first = results[0]
-    syncs = first["syncs"]
-    if not first["buffers"] or not any(syncs):
+    syncs, sizes = first["syncs"], first["sync_sizes"]
+    if not any(syncs):
         return []
     kept, _, after = _divergence(results, steps)
     local = [p for p in after if p not in kept and _kind_of(results, p) in ("buffer", "late buffer")]
-    count, nbytes = len(first["buffers"]), first["buffer_bytes"]
+    changed = len({tuple(s) for s in sizes if s is not None}) > 1
     message = (
-        f"DDP broadcast rank 0's {count} buffer{'s' if count != 1 else ''} ({_bytes(nbytes)}) at "
-        f"{sum(syncs)} of {len(syncs)} forwards: every forward after one run with gradients outside "
-        "no_sync(), so every training step sends them once more (forward_sync_buffers=False, "
-        "broadcast_buffers=False before torch 2.13, turns this off)"
+        f"DDP broadcast rank 0's {'buffers' if changed else _sizes_text(sizes)} at {sum(syncs)} of {len(syncs)} "
+        f"forwards{': ' + _sizes_text(sizes) + ' (it re-reads them at each sync)' if changed else ''}. It syncs "
+        "the first forward and each one after a forward with gradients outside no_sync(), so every training step "
+        "sends them once more. forward_sync_buffers=False (torch 2.13) stops these and keeps the constructor's "
+        "copy; broadcast_buffers=False (deprecated in 2.13) skips that copy too"
     )
     if local:
         message += (
@@ -294,33 +365,40 @@ def _buffer_findings(results: list[dict], steps: int) -> list[Finding]:
     return [_finding("note", "buffer sync", "", message)]
 
 
-_DEFAULT = (
-    "with find_unused_parameters=False (the default), DDP waits for {its} gradient{s} and the next step raises "
-    "'Expected to have finished reduction in the prior iteration before starting a new one'"
-)
+_EXPECTED = "'Expected to have finished reduction in the prior iteration before starting a new one'"
 
 
-def _gradient_message(used: list[list[bool]], many: bool) -> tuple[str, str]:
-    """The finding kind and message for parameters with this record of gradients (per rank, per step)."""
-    default = _DEFAULT.format(its="their" if many else "its", s="s" if many else "")
+def _gradient_message(used: list[list[bool]], many: bool, short: list[int]) -> tuple[str, str]:
+    """The finding kind and message for parameters with this record of gradients (per rank, per step); `short`:
+    the ranks that missed any parameter's gradient in some step (those raise without find_unused_parameters)."""
+    them, s = ("them", "s") if many else ("it", "")
     missing = [rank for rank, steps in enumerate(used) if not all(steps)]
     got = [rank for rank, steps in enumerate(used) if any(steps)]
     if not got:
         return "unused parameter", (
-            f"received no gradient in any step on any rank: {default}. Use {'them' if many else 'it'} in "
-            "forward, freeze (requires_grad_(False)) before wrapping, or pass find_unused_parameters=True"
+            "received no gradient in any step on any rank. Without find_unused_parameters=True, DDP waits for "
+            f"{'their' if many else 'its'} gradient{s} and every rank raises {_EXPECTED} at the next step. "
+            f"Freeze {them} (requires_grad_(False)) before wrapping, or remove {them}"
         )
+    complete = [rank for rank in range(len(used)) if rank not in short]
+    raising = "every rank raises" if not complete else f"{_ranks_text(short)} raise{'s' if len(short) == 1 else ''}"
+    without = (
+        f"Without find_unused_parameters=True, DDP waits for {'their' if many else 'its'} gradient{s}: "
+        f"{raising} {_EXPECTED} at the next step"
+        + (f", and {_ranks_text(complete)} wait{'s' if len(complete) == 1 else ''} in backward" if complete else "")
+        + ". With it (as here) DDP all-reduces which parameters each rank used and averages the gradients over "
+        "every rank, zero where unused, at the cost of a graph traversal per step: the setting for conditional "
+        "computation (mixture of experts)"
+    )
     if not set(got) & set(missing):  # some ranks every step, the others never
         return "rank-dependent parameter", (
-            f"received a gradient on {_ranks_text(got)} only, every step: the ranks take different code paths. "
-            f"{default[0].upper()}{default[1:]} on {_ranks_text(missing)}, or hangs; make every rank run the same "
-            "modules (find_unused_parameters=True only hides it)"
+            f"received a gradient on {_ranks_text(got)} only, every step: the ranks run different modules. {without}"
         )
     steps_without = sorted({k + 1 for steps in used for k, ok in enumerate(steps) if not ok})
     return "unused parameter", (
         f"received no gradient on {_ranks_text(missing)} in step{'s' if len(steps_without) > 1 else ''} "
         f"{', '.join(map(str, steps_without))} (a data-dependent path, such as a router that sends no token to "
-        f"an expert): {default}. Pass find_unused_parameters=True"
+        f"an expert). {without}"
     )
 
 
@@ -332,23 +410,49 @@ def _gradient_findings(results: list[dict]) -> list[Finding]:
         used = [result["used"].get(path, []) for result in results]
         if not all(all(steps) for steps in used):
             missing[path] = used
+    short = sorted({rank for used in missing.values() for rank, steps in enumerate(used) if not all(steps)})
     findings = []
     for owner, paths in _group(list(missing), _owner).items():
         for group in _group(paths, lambda path: json.dumps(missing[path])).values():
-            kind, message = _gradient_message(missing[group[0]], len(group) > 1)
-            findings.append(_finding("error", kind, _grouped_path(group, owner), message))
+            kind, message = _gradient_message(missing[group[0]], len(group) > 1, short)
+            findings.append(_finding("warning", kind, _grouped_path(group, owner), message))
     return findings
 
 
+def _collective_findings(results: list[dict]) -> list[Finding]:
+    """A warning when the model's forward itself called collectives (torch.distributed's functions)."""
+    modes: dict[str, set] = {}
+    for result in results:
+        for mode, calls in result["collectives"]:
+            if calls:
+                modes.setdefault(mode, set()).update(calls)
+    if not modes:
+        return []
+    names = _names(sorted(set().union(*modes.values())))
+    message = (
+        f"the model's forward itself calls collectives ({names} in {' and '.join(sorted(modes, reverse=True))} "
+        "forwards): every rank must run the same number of those forwards, in the same order, or the ranks hang; "
+        "a forward on one rank alone waits in it"
+    )
+    return [_finding("warning", "collective in forward", "", message)]
+
+
 def _lone_findings(result: dict) -> list[Finding]:
-    outcome = result["lone"]
+    outcome, where = result["lone"], result.get("lone_in")
     if outcome == "does not hang":
         return []
-    if outcome == "hangs":
+    if outcome == "hangs" and where != "buffer sync":
         message = (
-            "a forward through the DDP wrapper on rank 0 alone (validation on one rank) hangs: it starts the "
-            "buffer sync, a collective no other rank joins, until the process group's timeout (minutes by "
-            "default). Evaluate ddp_model.module on one rank, or run the forward on every rank"
+            f"a forward through the DDP wrapper on rank 0 alone hangs: the forward itself starts a collective "
+            f"({where}) that no other rank joins, until the process group's timeout (minutes by default), through "
+            "ddp_model.module too. Run such forwards on every rank"
+        )
+    elif outcome == "hangs":
+        message = (
+            "a forward through the DDP wrapper on rank 0 alone right after training (the usual validation) hangs: "
+            "it starts the buffer sync, a collective no other rank joins, until the process group's timeout "
+            "(minutes by default); a second eval forward would not, but the first does. Evaluate "
+            "ddp_model.module on one rank, or run the forward on every rank"
         )
     else:
         message = f"a forward through the DDP wrapper on rank 0 alone raised {outcome}"
@@ -366,16 +470,17 @@ def _bytes(n: int) -> str:
 def report_of(name: str, results: list[dict], steps: int) -> DDPReport:
     """The report on one model from every rank's records (in rank order)."""
     findings = _state_findings(results, steps) + _buffer_findings(results, steps) + _gradient_findings(results)
-    findings += _lone_findings(results[0])
+    findings += _collective_findings(results) + _lone_findings(results[0])
     first = results[0]
     return DDPReport(
         name,
         findings,
         ranks=len(results),
         steps=steps,
-        buffer_bytes=first["buffer_bytes"],
+        sync_bytes=[size and size[1] for size in first["sync_sizes"]],
         syncs=first["syncs"],
         lone_forward=first["lone"],
+        lone_in=first.get("lone_in"),
         buffers=first["buffers"],
     )
 
@@ -485,6 +590,8 @@ def _digest(t: torch.Tensor):  # pragma: no cover (runs on a rank)
     """[dtype, shape, hash of the values]: equal on two ranks when the tensors are."""
     from inside_nn.inspect_module import _numpy
 
+    if not isinstance(t, torch.Tensor):  # the Python numbers an attribute holds, as [(where, repr)]
+        return ["number", [], hashlib.sha1(repr(t).encode()).hexdigest()]
     t = t.detach()
     if t.is_meta:
         return [str(t.dtype), list(t.shape), "meta"]
@@ -501,16 +608,51 @@ def _digest(t: torch.Tensor):  # pragma: no cover (runs on a rank)
     return [str(t.dtype), list(t.shape), h.hexdigest()]
 
 
-def _state(model: nn.Module, wrap_buffers: set | None) -> dict:  # pragma: no cover (runs on a rank)
-    """path -> (kind, tensor) for every tensor of the model's state: parameters, buffers, and the tensors plain
-    attributes hold (in lists, dicts, objects; the state of unregistered modules they hold)."""
+def _numbers_in(value, where: str, above: tuple = ()) -> list:  # pragma: no cover (runs on a rank)
+    """[(where, repr)] for every int, float and bool in a value and the containers it holds, a few levels down
+    (each occurrence: the same small int held twice is two entries)."""
+    from inside_nn.inspect_module import _items
+
+    if isinstance(value, int | float):
+        return [(where, repr(value))]
+    inner = None if len(above) > 4 or id(value) in above else _items(value)
+    found = []
+    for label, item in inner or ():
+        if not isinstance(item, torch.Tensor | nn.Module):
+            found += _numbers_in(item, where + label, (*above, id(value)))
+    return found
+
+
+def _numbers(model: nn.Module) -> dict:  # pragma: no cover (runs on a rank)
+    """path -> ("number", [(where, repr)]) for every attribute holding Python numbers (int, float, bool; in
+    the lists, dicts and objects it holds)."""
+    from inside_nn.inspect_module import _INTERNAL, _join, _named_modules
+
+    state = {}
+    for prefix, module in _named_modules(model):
+        extra = type(module).get_extra_state is not nn.Module.get_extra_state
+        for name, value in vars(module).items():
+            if name not in _INTERNAL and not isinstance(value, torch.Tensor | nn.Module):
+                found = _numbers_in(value, name)
+                if found:
+                    state[_join(prefix, name)] = ("extra number" if extra else "number", found)
+    return state
+
+
+def _state(
+    model: nn.Module, wrap_buffers: set | None, ignored=frozenset()
+) -> dict:  # pragma: no cover (runs on a rank)
+    """path -> (kind, value) for the model's state: parameters, buffers, the tensors plain attributes hold (in
+    lists, dicts, objects; the state of unregistered modules they hold), and the Python numbers they hold."""
     from inside_nn.inspect_module import _join, _named_tensors, _plain_attributes, _Registered, _state_of
 
     state = {}
     for path, p in _named_tensors(model, "_parameters"):
-        state[path] = ("parameter" if p.requires_grad else "frozen parameter", p)
+        kind = "ignored parameter" if path in ignored else "parameter" if p.requires_grad else "frozen parameter"
+        state[path] = (kind, p)
     for path, b in _named_tensors(model, "_buffers"):
-        state[path] = ("buffer" if wrap_buffers is None or path in wrap_buffers else "late buffer", b)
+        late = wrap_buffers is not None and path not in wrap_buffers
+        state[path] = ("ignored buffer" if path in ignored else "late buffer" if late else "buffer", b)
     registered, seen = _Registered(model), set()
     for prefix, _, _, _, items in _plain_attributes(model, registered):
         for where, item in items:
@@ -522,7 +664,7 @@ def _state(model: nn.Module, wrap_buffers: set | None) -> dict:  # pragma: no co
             elif isinstance(item, nn.Module):
                 for name, t in _state_of(item, remove_duplicate=False):
                     state.setdefault(_join(_join(prefix, where), name), ("plain", t))
-    return state
+    return state | _numbers(model)
 
 
 def _loss(output, inputs, loss_fn):  # pragma: no cover (runs on a rank)
@@ -540,13 +682,90 @@ def _loss(output, inputs, loss_fn):  # pragma: no cover (runs on a rank)
     return value
 
 
+# The functions of torch.distributed a model's forward may call: each call made between the start and the end
+# of the inner module's forward is recorded by name (what it calls in turn, as all_gather_object's all_gather,
+# is part of it).
+_COLLECTIVES = (
+    "all_reduce",
+    "all_reduce_coalesced",
+    "all_gather",
+    "all_gather_into_tensor",
+    "all_gather_object",
+    "all_to_all",
+    "all_to_all_single",
+    "barrier",
+    "monitored_barrier",
+    "broadcast",
+    "broadcast_object_list",
+    "reduce",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "gather",
+    "gather_object",
+    "scatter",
+    "scatter_object_list",
+    "send",
+    "recv",
+    "isend",
+    "irecv",
+    "batch_isend_irecv",
+)
+
+
+def _watched(name: str, function, watch):  # pragma: no cover (runs on a rank)
+    @functools.wraps(function)
+    def watched(*args, **kwargs):
+        calls = getattr(watch, "calls", None)
+        if calls is None:
+            return function(*args, **kwargs)
+        calls.append(name)
+        watch.calls = None  # what it calls in turn is part of it
+        try:
+            return function(*args, **kwargs)
+        finally:
+            watch.calls = calls
+
+    watched.ddp_check_watched = True
+    return watched
+
+
+def _watch_collectives():  # pragma: no cover (runs on a rank)
+    """Wrap torch.distributed's collectives (before the reader's files are imported, so that `from
+    torch.distributed import all_reduce` gets the wrapper); the thread-local it returns takes `calls`, the list
+    that records them while a forward runs (None otherwise)."""
+    import threading
+
+    import torch.distributed as dist
+    from torch.distributed import distributed_c10d
+
+    watch = threading.local()
+    for name in _COLLECTIVES:
+        function = getattr(distributed_c10d, name, None)
+        if function is None or getattr(function, "ddp_check_watched", False):
+            continue
+        wrapper = _watched(name, function, watch)
+        setattr(distributed_c10d, name, wrapper)
+        if getattr(dist, name, None) is function:
+            setattr(dist, name, wrapper)
+    return watch
+
+
 class _Run:  # pragma: no cover (runs on a rank)
     """One model on this rank: its records, and the reader's calls with the ranks' outcome exchanged."""
 
-    def __init__(self, rank: int, world_size: int, plan: dict, case: dict):
+    def __init__(self, rank: int, world_size: int, plan: dict, case: dict, control=None, watch=None):
         self.rank, self.world_size, self.plan, self.case = rank, world_size, plan, case
-        self.record = {"digests": {}, "kinds": {}, "used": {}, "syncs": [], "buffers": [], "buffer_bytes": 0}
-        self.label, self.used_now, self.wrap_buffers, self.ddp = "wrap", set(), None, None
+        self.control, self.watch = control, watch
+        self.record = {
+            "digests": {},
+            "kinds": {},
+            "used": {},
+            "syncs": [],
+            "sync_sizes": [],
+            "collectives": [],
+            "buffers": [],
+        }
+        self.label, self.used_now, self.wrap_buffers, self.ignored, self.ddp = "wrap", set(), None, set(), None
 
     def agree(self, call):
         """Run call(); then every rank learns every rank's outcome. RankError (the lowest failing rank's)
@@ -559,6 +778,8 @@ class _Run:  # pragma: no cover (runs on a rank)
             value, failure = call(), None
         except (Exception, SystemExit) as error:  # noqa: BLE001 (the reader's error, reported in one line)
             value, failure = None, f"rank {self.rank}: {one_line(error)}"
+        finally:
+            self.watching(None)
         outcomes = [None] * self.world_size
         dist.all_gather_object(outcomes, failure)
         failed = [outcome for outcome in outcomes if outcome]
@@ -566,16 +787,35 @@ class _Run:  # pragma: no cover (runs on a rank)
             raise RankError(failed[0])
         return value
 
+    def watching(self, calls: list | None) -> None:
+        if self.watch is not None:
+            self.watch.calls = calls
+
     def snapshot(self, label: str) -> None:
         model = self.ddp.module
-        state = _state(model, self.wrap_buffers)
+        state = _state(model, self.wrap_buffers, self.ignored)
         self.record["digests"][label] = {path: _digest(t) for path, (_, t) in state.items()}
         self.record["kinds"].update({path: kind for path, (kind, _) in state.items()})
 
     def pre_forward(self, module, args) -> None:
-        self.record["syncs"].append(bool(self.ddp.will_sync_module_buffers()))
+        """After DDP's buffer sync, when the inner module's forward starts: whether DDP synced, what it sent
+        (DDP re-read the buffers just before), and the collectives the forward calls from now on."""
+        synced = bool(self.ddp.will_sync_module_buffers())
+        held = self.ddp.modules_buffers
+        self.record["syncs"].append(synced)
+        self.record["sync_sizes"].append(
+            [len(held), sum(b.numel() * b.element_size() for b in held)] if synced else None
+        )
         if self.label is not None:
             self.snapshot(self.label)
+        calls: list = []
+        self.record["collectives"].append(
+            ["training" if torch.is_grad_enabled() and module.training else "eval", calls]
+        )
+        self.watching(calls)
+
+    def post_forward(self, module, args, output) -> None:
+        self.watching(None)
 
     def forward_and_loss(self, inputs):
         from inside_nn.inspect_module import _arguments
@@ -594,9 +834,24 @@ class _Run:  # pragma: no cover (runs on a rank)
         for path in self.record["used"]:
             self.record["used"][path].append(path in self.used_now)
 
+    def wrap(self, model, group):
+        """DistributedDataParallel around the model, and what it holds: its buffers, what it ignores."""
+        from torch.nn.parallel import DistributedDataParallel
+
+        self.ddp = self.agree(lambda: DistributedDataParallel(model, process_group=group, find_unused_parameters=True))
+        self.wrap_buffers = set(self.ddp.named_module_buffers)
+        self.ignored = set(getattr(self.ddp, "parameters_to_ignore", ()))
+        self.record["buffers"] = sorted(self.wrap_buffers)
+        self.snapshot("wrap")
+        for path, p in model.named_parameters():
+            if p.requires_grad and path not in self.ignored:
+                self.record["used"][path] = []
+                p.register_hook(lambda grad, path=path: self.used_now.add(path))
+        model.register_forward_pre_hook(self.pre_forward)
+        model.register_forward_hook(self.post_forward)
+
     def run(self) -> dict:
         import torch.distributed as dist
-        from torch.nn.parallel import DistributedDataParallel
 
         plan = self.plan
         torch.manual_seed(self.rank)
@@ -606,17 +861,7 @@ class _Run:  # pragma: no cover (runs on a rank)
         model = self.agree(build)
         inputs = self.agree(lambda: _call_inputs(make_inputs, self.rank))
         group = dist.new_group(backend="gloo", timeout=timedelta(seconds=plan["group_timeout"]))
-        self.ddp = self.agree(lambda: DistributedDataParallel(model, process_group=group, find_unused_parameters=True))
-        self.wrap_buffers = set(self.ddp.named_module_buffers)
-        held = self.ddp.modules_buffers
-        self.record["buffers"] = sorted(self.wrap_buffers)
-        self.record["buffer_bytes"] = sum(b.numel() * b.element_size() for b in held)
-        self.snapshot("wrap")
-        for path, p in model.named_parameters():
-            if p.requires_grad:
-                self.record["used"][path] = []
-                p.register_hook(lambda grad, path=path: self.used_now.add(path))
-        model.register_forward_pre_hook(self.pre_forward)
+        self.wrap(model, group)
         optimizer = torch.optim.SGD(self.ddp.parameters(), lr=plan["lr"])
         for number in range(1, plan["steps"] + 1):
             self.step(number, inputs, optimizer, f"step {number}" if number > 1 else None)
@@ -630,11 +875,12 @@ class _Run:  # pragma: no cover (runs on a rank)
         eval_seconds = time.monotonic() - started
         self.label = None
         self.snapshot("after eval")
-        self.step(plan["steps"] + 1, inputs, optimizer)
-        self.record["syncs"] = self.record["syncs"][:-1]  # the extra step is not part of the run
+        kept = {key: list(self.record[key]) for key in ("syncs", "sync_sizes", "collectives")}
+        self.step(plan["steps"] + 1, inputs, optimizer)  # not part of the run: the training before the lone forward
         for path in self.record["used"]:
             self.record["used"][path].pop()
-        self.record["lone"] = self.lone_forward(inputs, eval_seconds)
+        self.record["lone"], self.record["lone_in"] = self.lone_forward(inputs, eval_seconds)
+        self.record |= kept  # nor the lone forward and the others' joining one
         dist.barrier()
         return self.record
 
@@ -644,12 +890,14 @@ class _Run:  # pragma: no cover (runs on a rank)
         args, kwargs = _arguments(inputs)
         return self.ddp(*args, **kwargs) is not None
 
-    def lone_forward(self, inputs, eval_seconds: float) -> str | None:
+    def lone_forward(self, inputs, eval_seconds: float) -> tuple:
         """Rank 0 alone runs a forward through the wrapper (eval mode, no_grad), in a thread, while the other
         ranks wait; still running after the wait (the larger of LONE_TIMEOUT_S and ten times the eval forward
-        every rank ran), it is blocked in a collective no other rank joined: "hangs". The other ranks then run
-        the same forward, which joins that collective and frees rank 0, so the run goes on in every torch
-        release (torch 2.6's gloo ignores a timeout shortened after the group is made)."""
+        every rank ran), it is blocked in a collective no other rank joined: "hangs", in the buffer sync or in
+        a collective the forward calls. The ranks tell each other so on a group of their own (the forward's
+        collective may wait on the default group); the other ranks then run the same forward, which joins that
+        collective and frees rank 0, so the run goes on in every torch release (torch 2.6's gloo ignores a
+        timeout shortened after the group is made)."""
         import threading
 
         import torch.distributed as dist
@@ -660,7 +908,7 @@ class _Run:  # pragma: no cover (runs on a rank)
         self.ddp.eval()
         self.label = None
         outcome: list = [None]
-        syncs = list(self.record["syncs"])
+        forwards = len(self.record["collectives"])
 
         def lone() -> None:
             try:
@@ -669,22 +917,27 @@ class _Run:  # pragma: no cover (runs on a rank)
                 outcome[0] = "does not hang"
             except Exception as error:  # noqa: BLE001 (reported as the forward's outcome)
                 outcome[0] = one_line(error)
+            finally:
+                self.watching(None)
 
-        thread = None
+        thread, verdict = None, None
         if self.rank == 0:
             thread = threading.Thread(target=lone, daemon=True)
             thread.start()
             thread.join(max(self.plan["lone_timeout"], 10 * eval_seconds))
+            started = self.record["collectives"][forwards:]  # the inner forward began: past the buffer sync
+            calls = started[0][1] if started else []
+            verdict = [outcome[0] or "hangs", None if outcome[0] else calls[-1] if calls else "buffer sync"]
         verdicts = [None] * self.world_size
-        dist.all_gather_object(verdicts, (outcome[0] or "hangs") if self.rank == 0 else None)
-        if verdicts[0] == "hangs":
+        dist.all_gather_object(verdicts, verdict, group=self.control)
+        if verdicts[0][0] == "hangs":
             if thread is None:
                 with torch.no_grad():
                     self.ddp(*args, **kwargs)  # the collective rank 0 waits in
+                self.watching(None)
             else:
                 thread.join()
-        self.record["syncs"] = syncs  # the lone forward and the others' joining one are not part of the run
-        return verdicts[0] if self.rank == 0 else None
+        return tuple(verdicts[0]) if self.rank == 0 else (None, None)
 
 
 def _call_inputs(make_inputs, rank: int):  # pragma: no cover (runs on a rank)
@@ -700,13 +953,17 @@ def run_plan(rank: int, world_size: int, plan: dict) -> list:  # pragma: no cove
     """Every case of the plan on this rank: its records, or {"error": ...} where a rank failed."""
     import warnings
 
+    import torch.distributed as dist
+
+    watch = _watch_collectives()
+    control = dist.new_group(backend="gloo", timeout=timedelta(seconds=plan["group_timeout"]))
     results = []
     for case in plan["cases"]:
         started = time.monotonic()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # DDP's advice about find_unused_parameters, the reader's own
             try:
-                record = _Run(rank, world_size, plan, case).run()
+                record = _Run(rank, world_size, plan, case, control, watch).run()
             except RankError as error:
                 record = {"error": str(error)}
         record["seconds"] = time.monotonic() - started

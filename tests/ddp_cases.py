@@ -163,3 +163,80 @@ class LateBesideBuffer(LateBuffer):
 
 def late_beside_buffer() -> nn.Module:
     return LateBesideBuffer()
+
+
+class Ignored(nn.Module):
+    """A buffer and a Linear that DDP is told to ignore: each rank updates and trains its own."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj, self.own = nn.Linear(4, 4), nn.Linear(4, 4)
+        self.register_buffer("local", torch.zeros(4))
+        self._ddp_params_and_buffers_to_ignore = ["local", "own.weight", "own.bias"]
+
+    def forward(self, x):
+        if self.training:
+            self.local.lerp_(x.mean(dim=0).detach(), 0.5)
+        return self.own(self.proj(x - self.local))
+
+
+class Reducing(nn.Module):
+    """Normalises by the global batch size: all_reduce in training forwards only, or in every forward."""
+
+    def __init__(self, always: bool):
+        super().__init__()
+        self.proj, self.always = nn.Linear(4, 4), always
+
+    def forward(self, x):
+        n = torch.tensor([float(x.shape[0])])
+        if self.training or self.always:
+            dist.all_reduce(n)
+        return self.proj(x) / n
+
+
+class Scaled(nn.Module):
+    """A Python float set from the batch in each training forward: each rank keeps its own."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj, self.scale, self.steps = nn.Linear(4, 4), 1.0, 0
+
+    def forward(self, x):
+        if self.training:
+            self.scale, self.steps = float(x.abs().mean()), self.steps + 1
+        return self.proj(x) * self.scale
+
+
+class FrozenUpdated(nn.Module):
+    """A frozen Parameter updated in forward (a codebook's EMA): DDP's reducer leaves it out."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.codebook = nn.Parameter(torch.zeros(4), requires_grad=False)
+
+    def forward(self, x):
+        if self.training:
+            with torch.no_grad():
+                self.codebook.lerp_(x.mean(dim=0), 0.5)
+        return self.proj(x) + self.codebook
+
+
+def ignored() -> nn.Module:
+    return Ignored()
+
+
+def reduces_in_training() -> nn.Module:
+    return Reducing(always=False)
+
+
+def reduces_always() -> nn.Module:
+    return Reducing(always=True)
+
+
+def scaled() -> nn.Module:
+    return Scaled()
+
+
+def frozen_updated() -> nn.Module:
+    return FrozenUpdated()
