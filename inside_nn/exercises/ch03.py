@@ -8,7 +8,9 @@ the answer: `init_small` must draw from the global generator (it is checked to f
 `count_parameters` and `build_on_meta` must draw nothing. A zoo model joins a family only where the
 reference applies to it (a model whose forward or constructor reads values cannot run on meta; one whose
 computed buffers no `init_buffers` recomputes cannot be rebuilt from a checkpoint), so the families follow
-the zoo as it grows.
+the zoo as it grows. The meta exercises also run one member where the caller has set the default device to meta
+(harness.caller_default_device): the answer must put that setting back and pass the device it is given, not take
+the default; the frozen backbone `param_groups` meets holds pretrained statistics, which a reset would wipe.
 """
 
 import copy
@@ -19,6 +21,7 @@ from torch import nn
 
 from inside_nn import pick_device
 from inside_nn.exercises.ch03_models import (
+    MAKE_MODEL,
     _buffer_calls,
     _build_family,
     _count_family,
@@ -30,12 +33,14 @@ from inside_nn.exercises.ch03_models import (
     _recording,
     _seed,
     _unmaterialized_family,
+    caller_default,
 )
 from inside_nn.exercises.harness import (
     ModelState,
     Wrong,
     _plain_default_device,
     attempt,
+    caller_default_device,
     checker,
     seed_verdict,
 )
@@ -117,6 +122,18 @@ def _stub_or_error(line, label):
     if line.startswith("✗ not solved yet"):
         return line
     return f"✗ on {label}: {line.removeprefix('✗ ')}"
+
+
+def _default_device_leak(line, label, name):
+    """The line for an answer that did not put back the default device the caller had set (meta, for a member
+    of caller_default): set_default_device("cpu") afterwards assumes the CPU was the caller's; else None."""
+    if not caller_default(label) or "global state" not in line or "default device" not in line:
+        return None
+    return (
+        f"✗ on {label}: {name} did not put back the caller's default device ({caller_default(label)} here): "
+        "torch.set_default_device('cpu') afterwards assumes it was the CPU; build under `with torch.device('meta'):`, "
+        "which restores whatever was set (or save torch.get_default_device() first and set it back)."
+    )
 
 
 def _dtype_note(dtype):
@@ -389,15 +406,19 @@ def check_count_parameters(count_parameters):
         make = _as_dtype(make, dtype)
         inputs = _cast(inputs, dtype)
         label += _dtype_note(dtype)
-        expected = _reference_count(make, inputs)
+        with caller_default_device(caller_default(label)):
+            expected = _reference_count(make, inputs)
         if expected is None:
             continue
         built_on = []
         copies = [x.clone() for x in inputs]
-        answer, line, error = _call(count_parameters, _recording(make, built_on), *inputs)
+        with caller_default_device(caller_default(label)):
+            answer, line, error = _call(count_parameters, _recording(make, built_on), *inputs)
         if line:  # an error, or a leak of global state (drawing random numbers, say)
             if line.startswith("✗ not solved yet"):
                 return line
+            if leak := _default_device_leak(line, label, "count_parameters"):
+                return leak
             if any(where != "meta" for where in built_on):  # e.g. make_model().to("meta")
                 return _built_off_meta(label, built_on)
             return _count_error(error, label, inputs) or _stub_or_error(line, label)
@@ -543,6 +564,17 @@ def _loaded_problem(label, model, reference, checkpoint, given, pristine):
     return None
 
 
+def _init_buffers_device(label, where):
+    """The line for an init_buffers call (other than a constructor's, on meta) not given the checkpoint's device:
+    None, or the default device (the caller's, meta for a member of caller_default); else None."""
+    for argument, default in _buffer_calls:
+        if default == MAKE_MODEL:
+            continue
+        if argument is None or _device_of(argument) != _device_of(where):
+            return f"✗ on {label}: init_buffers got device={argument!r}; pass the checkpoint's device, so the buffers are computed where the weights are."
+    return None
+
+
 def _finished_problem(label, model, reference, where):
     """The line for parameters, ties, buffers or training modes that differ from the reference's; else None."""
     ref_params = dict(reference.named_parameters())
@@ -562,11 +594,8 @@ def _finished_problem(label, model, reference, where):
             return f"✗ on {label}: the non-persistent buffer `{name}` is still on meta; call init_buffers(device) on every module that has it."
         if have.device != want.device or not torch.equal(have, want):
             return f"✗ on {label}: the non-persistent buffer `{name}` differs from a fresh computation: call init_buffers(device) with the checkpoint's device."
-    for argument, default in _buffer_calls:
-        if default == "meta":
-            continue  # make_model() under torch.device("meta")
-        if argument is None or _device_of(argument) != _device_of(where):
-            return f"✗ on {label}: init_buffers got device={argument!r}; pass the checkpoint's device, so the buffers are computed where the weights are."
+    if problem := _init_buffers_device(label, where):
+        return problem
     modes = [m.training for m in model.modules()]
     if modes != [m.training for m in reference.modules()]:
         return f"✗ on {label}: build_on_meta changed the training mode (eval()/train()); return the model in the mode make_model() built it."
@@ -600,14 +629,16 @@ def check_build_on_meta(build_on_meta):
             example = tuple(x.to(where) for x in _cast(example, dtype))
         _seed(seed)
         source_ties = _ties(_quietly(make))
-        reference = _reference_model(make, checkpoint, source_ties)
+        with caller_default_device(caller_default(label)):
+            reference = _reference_model(make, checkpoint, source_ties)
         if reference is None:
             continue
         pristine = {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in checkpoint.items()}
         given = list(checkpoint), list(checkpoint.values())
         built_on = []
         _buffer_calls.clear()
-        model, line, error = _call(build_on_meta, _recording(make, built_on), checkpoint)
+        with caller_default_device(caller_default(label)):
+            model, line, error = _call(build_on_meta, _recording(make, built_on), checkpoint)
         leak = None
         if line:
             if line.startswith("✗ not solved yet"):
@@ -615,8 +646,9 @@ def check_build_on_meta(build_on_meta):
             if allocated := _allocated(label, built_on):
                 return allocated
             if error is not None or model is None:
-                return _meta_error(error, label) or _stub_or_error(line, label)
-            leak = _stub_or_error(line, label)  # reported below, unless a more precise mistake is found
+                return _init_buffers_device(label, where) or _meta_error(error, label) or _stub_or_error(line, label)
+            # reported below, unless a more precise mistake is found
+            leak = _default_device_leak(line, label, "build_on_meta") or _stub_or_error(line, label)
         problem = (
             _returned_problem(label, model, built_on)
             or _loaded_problem(label, model, reference, checkpoint, given, pristine)
@@ -669,6 +701,19 @@ def _reference_param_groups(model, *example_inputs, weight_decay=0.1):
         {"params": [p for p in trainable if p.ndim >= 2], "weight_decay": weight_decay},
         {"params": [p for p in trainable if p.ndim < 2], "weight_decay": 0.0},
     ]
+
+
+def _changed_buffer(label, name, have, want):
+    """The line for a buffer the answer changed: reset to what a fresh module holds (zeros, ones, 0), or
+    updated by a dry run in training mode."""
+    fresh = torch.ones_like(have) if name.endswith("running_var") else torch.zeros_like(have)
+    if torch.equal(have, fresh) and not torch.equal(want, fresh):
+        return (
+            f"✗ on {label}: the buffer `{name}` was reset to {'ones' if name.endswith('running_var') else 'zeros'} "
+            "(reset_running_stats() or reset_parameters()), which wipes the statistics a pretrained model holds: "
+            "dry-run in eval mode, so that batch normalization leaves them as they are, and reset nothing."
+        )
+    return f"✗ on {label}: the buffer `{name}` changed: dry-run in eval mode so batch normalization does not count the fake batch."
 
 
 def _ids(params):
@@ -724,7 +769,7 @@ def check_param_groups(param_groups):
             return f"✗ on {label}: the model's train/eval modes changed: put back each module's own mode after the dry run (net.train(flag) recurses into a frozen backbone)."
         for (n, b), (_, c) in zip(model.named_buffers(), reference_model.named_buffers()):
             if not torch.equal(b, c):
-                return f"✗ on {label}: the buffer `{n}` changed: dry-run in eval mode so batch normalization does not count the fake batch."
+                return _changed_buffer(label, n, b, c)
         if any(p.grad is not None for p in model.parameters()):
             return f"✗ on {label}: the dry run left gradients: run it under torch.no_grad()."
         torch.optim.AdamW(groups, lr=1e-3)
@@ -819,7 +864,7 @@ def _buffer_device_problem(label, device):
     """The line for an init_buffers call off meta that was not given `device`: the buffers land on the default
     device (the CPU, or whatever the caller set), not where to_empty put the weights; else None."""
     for argument, default in _buffer_calls:
-        if default != "meta" and (argument is None or _device_of(argument) != _device_of(device)):
+        if default != MAKE_MODEL and (argument is None or _device_of(argument) != _device_of(device)):
             return (
                 f"✗ on {label}: init_buffers got device={argument!r}; pass the device given, so the buffers are "
                 "computed where the weights are (the default device is the CPU, or what the caller set)."
@@ -838,16 +883,19 @@ def check_init_from_meta(init_from_meta):
         torch.use_deterministic_algorithms(True)  # the harness restores the caller's setting
         _seed(seed)
         _buffer_calls.clear()
-        model, line, _ = _call(
-            init_from_meta,
-            _recording(make, built_on),
-            torch.device("cpu"),
-            allow={"rng"},
-        )
+        with caller_default_device(caller_default(label)):
+            model, line, _ = _call(
+                init_from_meta,
+                _recording(make, built_on),
+                torch.device("cpu"),
+                allow={"rng"},
+            )
         torch.use_deterministic_algorithms(False)
         if line:
             if line.startswith("✗ not solved yet"):
                 return line
+            if leak := _default_device_leak(line, label, "init_from_meta"):
+                return leak
             if any(w != "meta" for w in built_on):
                 return f"✗ on {label}: the model was built on {built_on[0]}; call make_model() under `with torch.device('meta'):`."
             return _stub_or_error(line, label)
@@ -857,13 +905,13 @@ def check_init_from_meta(init_from_meta):
             return f"✗ on {label}: make_model() was never called."
         if any(w != "meta" for w in built_on):
             return f"✗ on {label}: the model was built on {built_on[0]}; call make_model() under `with torch.device('meta'):`."
+        if problem := _buffer_device_problem(label, torch.device("cpu")):
+            return problem
         left = meta_leftovers(model)
         if left:
             return f"✗ on {label}: `{left[0]}` is still on meta: to_empty(device=...) gives every tensor storage."
         if _ties(model) != _ties(truth):
             return f"✗ on {label}: the tie is lost: to_empty makes a new Parameter per name; call the model's tie_weights() last."
-        if problem := _buffer_device_problem(label, torch.device("cpu")):
-            return problem
         mine, want = dict(model.named_buffers()), dict(truth.named_buffers())
         for name, value in want.items():
             if not torch.equal(mine[name], value):

@@ -36,7 +36,26 @@ class _ScaledLinear(nn.Linear):
         return 0.5 * super().forward(x)
 
 
-_buffer_calls = []  # (device argument, default device) of every init_buffers call
+_buffer_calls = []  # (device argument, default device or MAKE_MODEL) of every init_buffers call
+_building = []  # one entry while make_model() runs (see _recording)
+MAKE_MODEL = "make_model"  # an init_buffers call from a constructor that make_model() ran: on meta
+
+
+def _noted(device):
+    """Note an init_buffers call: its device argument, and the default device it ran under (MAKE_MODEL
+    for a constructor's own call, which must run on meta, whatever the caller's default device is)."""
+    _buffer_calls.append((device, MAKE_MODEL if _building else torch.empty(()).device.type))
+
+
+# A family member whose label ends so runs the answer where the caller has set the default device to meta
+# (harness.caller_default_device): tensors made without device= land there, and set_default_device("cpu")
+# afterwards does not put the caller's setting back.
+ON_META_DEFAULT = ", where the caller's default device is meta"
+
+
+def caller_default(label):
+    """The default device the caller has set for this family member ("meta"), or None (the caller's own)."""
+    return "meta" if label.endswith(ON_META_DEFAULT) else None
 
 
 class _CheckLM(nn.Module):
@@ -52,7 +71,7 @@ class _CheckLM(nn.Module):
         self.tie_weights()
 
     def init_buffers(self, device=None):
-        _buffer_calls.append((device, torch.empty(()).device.type))
+        _noted(device)
         position = torch.arange(self.max_len, device=device).unsqueeze(1)
         inv_freq = 10000 ** (-torch.arange(0, self.dim, 2, device=device) / self.dim)
         angles = position * inv_freq
@@ -76,7 +95,7 @@ class _Rotary(nn.Module):
         self.init_buffers()
 
     def init_buffers(self, device=None):
-        _buffer_calls.append((device, torch.empty(()).device.type))
+        _noted(device)
         steps = torch.arange(0, self.dim, 2, device=device) / self.dim
         self.register_buffer("inv_freq", 10000**-steps, persistent=False)
 
@@ -124,7 +143,11 @@ def _recording(make, built_on):
 
     def make_model():
         built_on.append(torch.empty(()).device.type)
-        return make()
+        _building.append(True)
+        try:
+            return make()
+        finally:
+            _building.pop()
 
     return make_model
 
@@ -324,6 +347,7 @@ def _count_family():
         inputs = spec.inputs()
         if inputs and all(isinstance(x, torch.Tensor) for x in inputs):
             family.append((f"the zoo's `{name}`", spec.build, inputs, dtype))
+    family.append((f"a lazy MLP{ON_META_DEFAULT}", lambda: _lazy_mlp(32, 10), (torch.zeros(2, 20),), torch.float32))
     return family
 
 
@@ -395,6 +419,8 @@ def _build_family():
         _seed(0)
         inputs = spec.inputs() if run else None
         family.append((f"the zoo's `{name}`", spec.build, inputs, cpu, dtype))
+    # no forward (None): its buffers and values are compared, and a Transformer layer's forward costs milliseconds
+    family.append((f"a tied LM with a computed table{ON_META_DEFAULT}", _CheckLM, None, cpu, torch.float32))
     return family
 
 
@@ -418,8 +444,18 @@ _ZOO_REBUILT = (
 
 
 def _frozen_backbone_with_lazy_head():
-    """A zoo ResNet frozen on purpose (eval mode, no gradients) under a lazy head."""
+    """A zoo ResNet frozen on purpose (eval mode, no gradients) under a lazy head, with the batch statistics a
+    pretrained backbone holds (not the zeros, ones and 0 a reset gives): a dry run must leave them as they are."""
     backbone = _zoo_build("resnet").eval().requires_grad_(False)
+    pretrained = torch.Generator().manual_seed(5)  # not the global generator: the head draws from that
+    with torch.no_grad():
+        for name, buffer in backbone.named_buffers():
+            if name.endswith("running_mean"):
+                buffer.uniform_(-0.5, 0.5, generator=pretrained)
+            elif name.endswith("running_var"):
+                buffer.uniform_(0.5, 1.5, generator=pretrained)
+            elif name.endswith("num_batches_tracked"):
+                buffer.fill_(1000)
     return nn.Sequential(backbone, nn.LazyLinear(4))
 
 
@@ -548,6 +584,11 @@ def _init_from_meta_family():
         ),
         (
             "a nested computed buffer and BatchNorm",
+            _RotaryNet,
+            (torch.randn(2, 5, 16),),
+        ),
+        (
+            f"a nested computed buffer and BatchNorm{ON_META_DEFAULT}",
             _RotaryNet,
             (torch.randn(2, 5, 16),),
         ),

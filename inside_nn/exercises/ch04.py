@@ -2,7 +2,8 @@
 
 Each `check_*` runs a reader's answer beside `_reference_*`, the code the solution shows, through
 `inside_nn.exercises.harness`, and prints one line. The layers are built and run in float32, float64 and
-bfloat16, on the CPU and on meta (under `device="meta"` and under `with torch.device("meta")`), on edge
+bfloat16, on the CPU and on meta (under `device="meta"` and under `with torch.device("meta")`; and
+`device="cpu"` under a meta default, where a tensor made without device= would land on meta), on edge
 inputs (an empty batch, NaN and inf, extra leading dimensions); `make_positive` also meets layers of the
 zoo's models. Constructing or running a layer must leave global state alone; `Tower` must draw from the
 global generator exactly what the reference draws, in the same order.
@@ -145,6 +146,12 @@ class _DefaultDtype:
         torch.set_default_dtype(self.saved)
 
 
+_ON_DEFAULT_META = "Affine(4, device='cpu') under `with torch.device('meta')`"
+_DEFAULT_DEVICE_HINT = (
+    "a tensor made without device= lands on the caller's default device (meta here), not on the device given: "
+    "pass device= to every tensor you create, or fill the parameters in place (nn.init.ones_, torch.ones_like)"
+)
+
 # (call shown, args, kwargs, context the layer is built in, input shape, what the input holds)
 _AFFINE_CASES = [
     ("Affine(5)", (5,), {}, None, (3, 5), None),
@@ -201,6 +208,16 @@ _AFFINE_CASES = [
         (2, 4),
         None,
     ),
+    # The caller's default device is not the device given: a tensor made without device= (in __init__ or in
+    # reset_parameters) lands on meta, not on the CPU.
+    (
+        _ON_DEFAULT_META,
+        (4,),
+        {"device": "cpu"},
+        "meta",
+        (2, 4),
+        None,
+    ),
 ]
 
 
@@ -227,6 +244,8 @@ def _affine_built(Affine, shown, args, kwargs, context):
     except Wrong as wrong:
         if "raised TypeError" in str(wrong) and ("device" in kwargs or "dtype" in kwargs):
             raise Wrong(f"✗ {shown} raised TypeError; take device=None, dtype=None, as nn.Linear does") from None
+        if shown == _ON_DEFAULT_META and "raised" in str(wrong):
+            raise Wrong(f"{wrong} ({_DEFAULT_DEVICE_HINT})") from None
         raise
 
 
@@ -259,6 +278,8 @@ def _check_affine_parameters(shown, layer, reference, context):
                     if context
                     else "; pass device= and dtype= to every tensor you create"
                 )
+                if shown == _ON_DEFAULT_META:
+                    hint = f": {_DEFAULT_DEVICE_HINT}"
             raise Wrong(f"✗ {problem}{hint}")
         if not names[name].requires_grad:
             raise Wrong(f"✗ {shown}.{name} does not require grad: it must train")

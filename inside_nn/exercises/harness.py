@@ -91,6 +91,23 @@ def _plain_default_device() -> None:
         torch.set_default_device(None)
 
 
+@contextlib.contextmanager
+def caller_default_device(device: torch.device | str | None):
+    """A family member run where the caller has set a default device (`device`, as after
+    torch.set_default_device; "meta" on any machine), or, for None, as the caller has it; the previous
+    setting is put back afterwards. `call` sees it as the caller's: an answer that sets "cpu" afterwards
+    instead of putting it back changed it. Tensors an answer makes without device= land there."""
+    if device is None:
+        yield
+        return
+    saved = _default_device()
+    torch.set_default_device(device)
+    try:
+        yield
+    finally:
+        torch.set_default_device(None if saved == torch.device("cpu") else saved)
+
+
 def seed_verdict(draw: Callable[[int], torch.Tensor], name: str) -> str | None:
     """None if `draw(seed)` (weights an answer drew after torch.manual_seed(seed)) follows the seed: the
     same seed gives the same weights, another seed others; else the "✗ ..." line that says which."""

@@ -1748,6 +1748,103 @@ def param_groups(model, *example_inputs, weight_decay=0.1):
     ),
 ]
 
+# --- issue 37: a caller's default device that is not the CPU (meta here); statistics a dry run must keep ---
+CASES += [
+    (
+        "count-default-device-set-to-cpu-after",
+        "check_count_parameters(count_parameters)",
+        """
+def count_parameters(make_model, *example_inputs):
+    torch.set_default_device("meta")
+    model = make_model()
+    model(*[x.to("meta") for x in example_inputs])
+    torch.set_default_device("cpu")
+    return sum(p.numel() for p in model.parameters())
+""",
+        "did not put back the caller's default device (meta here)",
+    ),
+    (
+        "meta-default-device-set-to-cpu-after",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    torch.set_default_device("meta")
+    model = make_model()
+    torch.set_default_device("cpu")
+    model.load_state_dict(state_dict, assign=True)
+    device = next(iter(state_dict.values())).device
+    for module in model.modules():
+        if hasattr(module, "init_buffers"):
+            module.init_buffers(device)
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    for name, t in [*model.named_parameters(), *model.named_buffers()]:
+        if t.is_meta:
+            raise RuntimeError(f"{name} is still on meta")
+    return model
+""",
+        "did not put back the caller's default device (meta here)",
+    ),
+    (
+        "meta-buffers-on-the-callers-default-device",
+        "check_build_on_meta(build_on_meta)",
+        """
+def build_on_meta(make_model, state_dict):
+    with torch.device("meta"):
+        model = make_model()
+    model.load_state_dict(state_dict, assign=True)
+    for module in model.modules():
+        if hasattr(module, "init_buffers"):
+            module.init_buffers(torch.empty(()).device)
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    for name, t in [*model.named_parameters(), *model.named_buffers()]:
+        if t.is_meta:
+            raise RuntimeError(f"{name} is still on meta")
+    return model
+""",
+        "where the caller's default device is meta: init_buffers got device=device(type='meta')",
+    ),
+    (
+        "groups-reset-statistics-after-the-dry-run",
+        "check_param_groups(param_groups)",
+        """
+def param_groups(model, *example_inputs, weight_decay=0.1):
+    with torch.no_grad():
+        model(*example_inputs)  # the dry run materializes the lazy layers
+    for module in model.modules():  # undo what the fake batch did to the statistics
+        if isinstance(module, nn.modules.batchnorm._BatchNorm):
+            module.reset_running_stats()
+    decay = [p for p in model.parameters() if p.requires_grad and p.ndim >= 2]
+    rest = [p for p in model.parameters() if p.requires_grad and p.ndim < 2]
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": rest, "weight_decay": 0.0}]
+""",
+        "was reset to zeros (reset_running_stats() or reset_parameters()), which wipes the statistics",
+    ),
+    (
+        "groups-every-flag-off-then-back",
+        "check_param_groups(param_groups)",
+        """
+def param_groups(model, *example_inputs, weight_decay=0.1):
+    flags = [(m, m.training) for m in model.modules()]
+    for m, _ in flags:
+        m.training = False  # no module counts the fake batch
+    try:
+        with torch.no_grad():
+            model(*example_inputs)
+    finally:
+        for m, flag in flags:
+            m.training = flag
+    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    return [
+        {"params": [p for _, p in named if p.dim() > 1], "weight_decay": weight_decay},
+        {"params": [p for _, p in named if p.dim() <= 1], "weight_decay": 0.0},
+    ]
+""",
+        "✓ correct",
+    ),
+]
+
 # Chapter 3 has two pages: init_small and count_parameters are on "Lazy modules"; build_on_meta is on
 # "Building on the meta device", whose cases ch03b.py takes from EVERY_CASE.
 EVERY_CASE = CASES

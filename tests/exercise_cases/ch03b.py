@@ -333,4 +333,60 @@ def init_from_meta(make_model, device):
 """,
         "init_buffers got device=None; pass the device given",
     ),
+    (
+        "init-from-meta-default-device-set-to-the-device-after",
+        "check_init_from_meta(init_from_meta)",
+        """
+def init_from_meta(make_model, device):
+    torch.set_default_device("meta")
+    model = make_model()
+    torch.set_default_device(device)  # back to where the model lives (the CPU here)
+    model.to_empty(device=device)
+    reset_like_constructors(model)
+    for module in model.modules():
+        if hasattr(module, "init_buffers"):
+            module.init_buffers(device)
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    return model
+""",
+        "did not put back the caller's default device (meta here)",
+    ),
+    (
+        "init-from-meta-buffers-on-get-default-device",
+        "check_init_from_meta(init_from_meta)",
+        """
+def init_from_meta(make_model, device):
+    with torch.device("meta"):
+        model = make_model()
+    model.to_empty(device=device)
+    reset_like_constructors(model)
+    for module in model.modules():
+        if hasattr(module, "init_buffers"):
+            module.init_buffers(torch.get_default_device())  # where tensors are made by default
+    if hasattr(model, "tie_weights"):
+        model.tie_weights()
+    return model
+""",
+        "where the caller's default device is meta: init_buffers got device=device(type='meta')",
+    ),
+    (
+        "init-from-meta-default-device-saved-and-restored",
+        "check_init_from_meta(init_from_meta)",
+        """
+def init_from_meta(make_model, device):
+    previous = torch.get_default_device()
+    torch.set_default_device("meta")
+    try:
+        model = make_model()
+    finally:
+        torch.set_default_device(previous)
+    model.to_empty(device=device)
+    reset_like_constructors(model)
+    model.apply(lambda m: m.init_buffers(device) if hasattr(m, "init_buffers") else None)
+    getattr(model, "tie_weights", lambda: None)()
+    return model
+""",
+        "✓ correct",
+    ),
 ]

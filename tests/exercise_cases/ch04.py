@@ -1626,4 +1626,81 @@ def make_positive(layer):
 """,
         "the map rounds to 0 in float32",
     ),
+    # --- issue 37: a caller's default device that is not the device given (the CPU under a meta default) ---
+    (
+        "affine-reset-makes-tensors-on-the-default-device",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(num_features, device=device, dtype=dtype))
+        if bias:
+            self.bias = nn.Parameter(torch.empty(num_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        with torch.no_grad():
+            self.weight.copy_(torch.ones(self.weight.shape))
+            if self.bias is not None:
+                self.bias.copy_(torch.zeros(self.bias.shape))
+
+    def forward(self, X):
+        out = X * self.weight
+        return out if self.bias is None else out + self.bias
+""",
+        "lands on the caller's default device (meta here), not on the device given",
+    ),
+    (
+        "affine-cpu-taken-for-the-default",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        factory = {"dtype": dtype}
+        if device is not None and torch.device(device).type != "cpu":
+            factory["device"] = device  # the CPU is where tensors go anyway
+        self.weight = nn.Parameter(torch.ones(num_features, **factory))
+        if bias:
+            self.bias = nn.Parameter(torch.zeros(num_features, **factory))
+        else:
+            self.register_parameter("bias", None)
+
+    def reset_parameters(self):
+        nn.init.ones_(self.weight)
+        if self.bias is not None:
+            nn.init.zeros_(self.bias)
+
+    def forward(self, X):
+        out = X * self.weight
+        return out if self.bias is None else out + self.bias
+""",
+        "weight is (4,) float32 on meta; expected (4,) float32 on cpu: a tensor made without device= lands on the caller's default device",
+    ),
+    (
+        "affine-reset-from-the-parameters-own-device",
+        "check_affine(Affine)",
+        """
+class Affine(nn.Module):
+    def __init__(self, num_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        kw = dict(device=device, dtype=dtype)
+        self.weight = nn.Parameter(torch.empty(num_features, **kw))
+        self.bias = nn.Parameter(torch.empty(num_features, **kw)) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        with torch.no_grad():
+            self.weight.copy_(torch.ones_like(self.weight))
+            if self.bias is not None:
+                self.bias.copy_(torch.zeros(self.bias.shape, device=self.bias.device, dtype=self.bias.dtype))
+
+    def forward(self, X):
+        return torch.addcmul(self.bias, X, self.weight) if self.bias is not None else X * self.weight
+""",
+        "✓ correct",
+    ),
 ]
