@@ -143,7 +143,7 @@ class DDPReport(Report):
             "ran an eval forward through the wrapper"
         )
         if self.lone_forward == "does not hang":
-            sentence += ", which finished: it starts no collective"
+            sentence += ", which finished: this eval forward starts no collective"
         return [sentence + "."]
 
     __str__ = Report.__str__
@@ -258,7 +258,7 @@ def _kept_message(kind: str, paths: list[str], where: str) -> tuple[str, str, st
             "diverged parameter",
             (
                 f"a parameter with requires_grad=False, which DDP's reducer leaves out: {where}. DDP copies rank "
-                "0's in its constructor (and Join again when it ends); in between each rank keeps its own, and the "
+                "0's in its constructor (and Join, from the last rank to join, when it ends); in between each rank keeps its own, and the "
                 "checkpoint saved from rank 0 holds rank 0's. Register it as a buffer if every rank should use "
                 "rank 0's, or all_reduce its update"
             ),

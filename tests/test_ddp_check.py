@@ -190,8 +190,9 @@ def test_a_collective_in_training_forwards_is_a_warning(outcomes):
     assert (finding.severity, finding.kind) == ("warning", "collective in forward")
     assert "(all_reduce in training forwards)" in finding.message
     assert report.lone_forward == "does not hang"
-    assert "rank 0 alone ran an eval forward through the wrapper, which finished: it starts no" in " ".join(
-        str(report).split()
+    assert (
+        "rank 0 alone ran an eval forward through the wrapper, which finished: this eval forward starts no"
+        in " ".join(str(report).split())
     )
 
 
