@@ -206,3 +206,21 @@ def _first_tensor(out):
     while not isinstance(out, torch.Tensor):
         out = next(iter(out.values() if isinstance(out, dict) else out))
     return out
+
+
+def test_a_build_under_another_default_dtype_or_device_is_not_handed_out_again():
+    """A caller's torch.set_default_dtype or set_default_device makes another model: built() keys on both."""
+
+    def build():
+        return nn.Linear(2, 2)
+
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        assert harness.built(build).weight.dtype == torch.float64
+    finally:
+        torch.set_default_dtype(previous)
+    assert harness.built(build).weight.dtype == torch.float32
+    with torch.device("meta"):
+        assert harness.built(build).weight.is_meta
+    assert not harness.built(build).weight.is_meta

@@ -135,8 +135,10 @@ def built(build: Callable[[], nn.Module], seed: int = 0) -> nn.Module:
     builds; later calls return a deep copy of that first model and leave the generator where the build left it.
     A copy keeps what a build makes (values, ties, hooks, parametrizations, flags) at a tenth of the cost, and a
     checker rebuilds its family for every answer. `build` must be deterministic (every zoo model is:
-    tests/test_zoo_models.py); tests/test_harness.py compares copies with builds for the whole zoo."""
-    key = (build, seed)
+    tests/test_zoo_models.py); tests/test_harness.py compares copies with builds for the whole zoo. A build made
+    under another default device or dtype (a caller's torch.set_default_device or set_default_dtype) is another
+    model: they are part of the key."""
+    key = (build, seed, _default_device(), torch.get_default_dtype())
     if _BUILT.get(key, False) is None:  # known not to copy faithfully
         torch.default_generator.manual_seed(seed)
         return build()

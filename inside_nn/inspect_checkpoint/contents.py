@@ -208,6 +208,11 @@ class _Contents(_InspectionState):
         the optimizer's moments, a second model): a resumed run or an evaluation with the EMA reads them."""
         return [t for t in self.all_tensors if t.key.startswith("ckpt")]
 
+    def _to_scan(self) -> list:
+        """Every tensor whose values the report checks: the state dict's, the tensors its entries are made of,
+        and the rest of the file (each format's reader scans these, within the budget)."""
+        return [*self.tensors, *self.held, *self._outside_state_dict()]
+
     def _outside_values(self) -> None:
         """One finding for every NaN/inf outside the state dict: load_state_dict never reads them, but resuming
         (optimizer.load_state_dict) or evaluating with an EMA copy does."""

@@ -105,7 +105,7 @@ class _LegacyFormat(_InspectionState):
         for t in [*self.all_tensors, *self.tensors]:
             if t.storage is not None:
                 by_key[t.storage].append(t)
-        in_sd = {id(t) for t in [*self.tensors, *self.held, *self._outside_state_dict()]}
+        in_sd = {id(t) for t in self._to_scan()}
         order = "<" if little else ">"
         for key in storage_keys:
             ts = by_key.get(key, [])

@@ -318,7 +318,7 @@ class _ZipFormat(_InspectionState):
                 f"{len(unreferenced)} storage record(s) no tensor in the pickle points at ({_names(unreferenced)}, "
                 f"{_mib(total)}): dead bytes, loaded by nothing",
             )
-        scanned = {id(t) for t in [*self.tensors, *self.held, *self._outside_state_dict()]}
+        scanned = {id(t) for t in self._to_scan()}
         usable = {r: [t for t in ts if t.storage_numel is not None and id(t) in scanned] for r, ts in views.items()}
         self._crc_pass(layout, archive, usable)
         for record, ts in usable.items():
