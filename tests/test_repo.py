@@ -311,3 +311,48 @@ def test_the_shape_check_names_what_is_too_long(tmp_path):
     exempt = shape.excesses(tmp_path / "m.py", "tests/exercise_cases/m.py")  # no module limit there
     assert [line.split(":", 2)[2] for line in exempt] == [line.split(":", 2)[2] for line in found[1:]]
     assert shape.main([]) == 0
+
+
+def test_the_coverage_floor_fails_and_names_the_missed_lines(tmp_path, capsys):
+    """tools/coverage_total.py (run by `make checks`) prints the total; under the floor it lists
+    each file's missed lines and fails."""
+    import json
+
+    import coverage_total
+
+    def report(percent: float) -> str:
+        entry = {"summary": {"percent_covered": percent}, "missing_lines": [3, 4, 5, 9]}
+        data = {"summary": {"percent_covered": percent}, "files": {"inside_nn/a.py": entry}}
+        path = tmp_path / f"{percent}.json"
+        path.write_text(json.dumps(data))
+        return str(path)
+
+    assert coverage_total.main([report(93.9), "--fail-under", "90"]) == 0
+    assert capsys.readouterr().out == "[coverage] inside_nn line coverage: 93.9 %\n"
+    assert coverage_total.main([report(89.6), "--fail-under", "90"]) == 1
+    assert "inside_nn/a.py 90 %: 3-5, 9" in capsys.readouterr().out
+
+
+def test_stage_times_count_the_cpu_of_processes_their_parents_left(tmp_path):
+    """tools/timed.py counts the CPU of a process whose parent exited without waiting for it (as
+    Chromium's renderers are left): here a child burns ~0.6 s of CPU after its parent is gone."""
+    import os
+    import subprocess
+    import sys
+
+    orphan = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    end = time.process_time() + 0.6\n"
+        "    while time.process_time() < end: pass\n"
+        "    os._exit(0)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "timed.py"), "orphan", "--", sys.executable, "-c", orphan],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "TIMED_DIR": str(tmp_path)},
+    )
+    cpu = float(re.search(r"wall, ([\d.]+) s CPU", done.stdout).group(1))
+    assert cpu >= 0.5, done.stdout
