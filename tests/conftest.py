@@ -67,6 +67,26 @@ def browser():
         chromium.close()
 
 
+@pytest.fixture(scope="session")
+def base_url():
+    """The built site, served on 127.0.0.1 for this test process."""
+    from site_helpers import HTML, served_site
+
+    assert (HTML / "index.html").exists(), "build the site first: make book"
+    with served_site() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def report(browser, base_url):
+    """`report(path)`: the one load of a site page on this worker, with everything the browser
+    tests check on it (tests/page_report.py)."""
+    from page_report import reports
+
+    with reports(browser, base_url) as get:
+        yield get
+
+
 def pytest_collection_finish(session):
     """Browser tests without a browser: stop once, saying what to do, not one traceback per test."""
     if any(_drives_a_browser(item) for item in session.items):
