@@ -358,3 +358,32 @@ def test_stage_times_count_the_cpu_of_processes_their_parents_left(tmp_path):
     )
     cpu = float(re.search(r"wall, ([\d.]+) s CPU", done.stdout).group(1))
     assert cpu >= 0.5, done.stdout
+
+
+def test_stage_times_reap_orphans_as_they_exit(tmp_path):
+    """An orphan that exits while the stage still runs is gone at once, not left a zombie until the
+    stage ends (tests/test_interactive.py waits for what `make live` started to go away)."""
+    import os
+    import subprocess
+    import sys
+
+    check = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    if os.fork() == 0:\n"
+        "        time.sleep(0.2)\n"
+        "        os._exit(0)\n"
+        "    os._exit(0)\n"
+        "time.sleep(1.5)\n"
+        "zombies = [p for p in os.listdir('/proc') if p.isdigit() and p != str(os.getpid())\n"
+        "           and open(f'/proc/{p}/stat').read().rsplit(')', 1)[1].split()[:2] == ['Z', str(os.getppid())]]\n"
+        "print('zombies', len(zombies))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "timed.py"), "orphan", "--", sys.executable, "-c", check],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "TIMED_DIR": str(tmp_path)},
+    )
+    assert "zombies 0" in done.stdout, done.stdout

@@ -15,11 +15,13 @@ people to read (the budgets are measured by `make bench`); nothing fails on them
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import resource
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -43,6 +45,21 @@ def become_reaper() -> bool:
         return libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
     except (OSError, AttributeError):
         return False
+
+
+def reap_while_running(command: subprocess.Popen, stop: threading.Event) -> None:
+    """Reap each orphan as it exits (a zombie left for the end would look alive to a test that
+    waits for what it started to go away), never COMMAND itself: its own wait() reaps it."""
+    while not stop.is_set():
+        try:
+            exited = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            exited = None
+        if exited is not None and exited.si_pid != command.pid:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(exited.si_pid, 0)
+            continue
+        stop.wait(0.05)
 
 
 def reap_orphans(patience: float = 10.0) -> int:
@@ -75,7 +92,15 @@ def main(argv: list[str]) -> int:
         versus = options[options.index("--versus") + 1]
     reaper = become_reaper()
     start, cpu_start = time.perf_counter(), children_cpu()
-    status = subprocess.call(command)
+    with subprocess.Popen(command) as process:
+        stop = threading.Event()
+        reaping = threading.Thread(target=reap_while_running, args=(process, stop), daemon=True)
+        if reaper:
+            reaping.start()
+        status = process.wait()
+        stop.set()
+        if reaper:
+            reaping.join()
     wall = time.perf_counter() - start
     leaked = reap_orphans() if reaper else 0
     cpu = children_cpu() - cpu_start
