@@ -49,7 +49,8 @@ $(KO_STAMP): $(STAMP) $(NOTEBOOKS) $(wildcard book/ko/translations/*.yml) book/k
 # stamp skips even Sphinx's no-op rebuild (both editions: ~8 CPU-s) when no file the site is made
 # from changed since the last build, as in `make test` after `make book`.
 BOOK_STAMP := _build/html/.built
-BOOK_SOURCES := $(shell find book notebooks inside_nn tools -type f -not -name '*.pyc') _config.yml _toc.yml pyproject.toml requirements.txt Makefile
+# The sources: the files git tracks or would track (generated ones, such as notebooks/ko/, are ignored).
+BOOK_SOURCES := $(shell git ls-files --cached --others --exclude-standard book notebooks inside_nn tools 2>/dev/null || find book notebooks inside_nn tools -type f) _config.yml _toc.yml pyproject.toml requirements.txt Makefile
 book: $(BOOK_STAMP)
 $(BOOK_STAMP): $(STAMP) $(KO_STAMP) $(BOOK_SOURCES)
 	$(BIN)/jupyter-book build . --config _build/ko/_config.yml --toc _build/ko/_toc.yml --path-output _build/ko $(JB_FLAGS) & korean=$$!; \
