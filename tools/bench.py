@@ -54,14 +54,12 @@ JB = [
 
 
 def timed(command: list[str]) -> float:
+    """Wall seconds of COMMAND; if it fails, its last lines are printed and the error raised."""
     start = time.perf_counter()
-    subprocess.run(
-        command,
-        cwd=ROOT,
-        check=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    done = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if done.returncode:
+        print("\n".join(done.stdout.splitlines()[-60:]), file=sys.stderr)
+        done.check_returncode()
     return time.perf_counter() - start
 
 
