@@ -56,7 +56,7 @@ JB = [
 def timed(command: list[str]) -> float:
     """Wall seconds of COMMAND; if it fails, its last lines are printed and the error raised."""
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    done = subprocess.run(command, check=False, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if done.returncode:
         print("\n".join(done.stdout.splitlines()[-60:]), file=sys.stderr)
         done.check_returncode()
