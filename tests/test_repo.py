@@ -335,13 +335,20 @@ def test_the_coverage_floor_fails_and_names_the_missed_lines(tmp_path, capsys):
     assert "inside_nn/a.py 90 %: 3-5, 9" in capsys.readouterr().out
 
 
-def test_stage_times_count_the_cpu_of_processes_their_parents_left(tmp_path):
-    """tools/timed.py counts the CPU of a process whose parent exited without waiting for it (as
-    Chromium's renderers are left): here a child burns ~0.6 s of CPU after its parent is gone."""
+def run_timed(tmp_path, code: str):
+    """tools/timed.py running `python -c CODE` as a stage, its figures kept in tmp_path."""
     import os
     import subprocess
     import sys
 
+    command = [sys.executable, str(ROOT / "tools" / "timed.py"), "orphan", "--", sys.executable, "-c", code]
+    env = {**os.environ, "TIMED_DIR": str(tmp_path)}
+    return subprocess.run(command, capture_output=True, text=True, check=True, env=env)
+
+
+def test_stage_times_count_the_cpu_of_processes_their_parents_left(tmp_path):
+    """tools/timed.py counts the CPU of a process whose parent exited without waiting for it (as
+    Chromium's renderers are left): here a child burns ~0.6 s of CPU after its parent is gone."""
     orphan = (
         "import os, time\n"
         "if os.fork() == 0:\n"
@@ -349,13 +356,7 @@ def test_stage_times_count_the_cpu_of_processes_their_parents_left(tmp_path):
         "    while time.process_time() < end: pass\n"
         "    os._exit(0)\n"
     )
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "timed.py"), "orphan", "--", sys.executable, "-c", orphan],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "TIMED_DIR": str(tmp_path)},
-    )
+    done = run_timed(tmp_path, orphan)
     cpu = float(re.search(r"wall, ([\d.]+) s CPU", done.stdout).group(1))
     assert cpu >= 0.5, done.stdout
 
@@ -363,10 +364,6 @@ def test_stage_times_count_the_cpu_of_processes_their_parents_left(tmp_path):
 def test_stage_times_reap_orphans_as_they_exit(tmp_path):
     """An orphan that exits while the stage still runs is gone at once, not left a zombie until the
     stage ends (tests/test_interactive.py waits for what `make live` started to go away)."""
-    import os
-    import subprocess
-    import sys
-
     check = (
         "import os, time\n"
         "if os.fork() == 0:\n"
@@ -379,11 +376,5 @@ def test_stage_times_reap_orphans_as_they_exit(tmp_path):
         "           and open(f'/proc/{p}/stat').read().rsplit(')', 1)[1].split()[:2] == ['Z', str(os.getppid())]]\n"
         "print('zombies', len(zombies))\n"
     )
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "timed.py"), "orphan", "--", sys.executable, "-c", check],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "TIMED_DIR": str(tmp_path)},
-    )
+    done = run_timed(tmp_path, check)
     assert "zombies 0" in done.stdout, done.stdout

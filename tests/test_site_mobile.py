@@ -28,7 +28,7 @@ from urllib.parse import urljoin, urlparse
 import pytest
 from conftest import toc_files
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from site_helpers import HTML, served_site, site_pages
+from site_helpers import HTML, site_pages
 
 INTROS = {"en": "book/intro.html", "ko": "ko/book/ko/intro.html"}
 # The intros and a chapter (the lightest) of each edition.
@@ -48,13 +48,6 @@ PHONE = (390, 844)
 TABLET = (820, 1180)
 DESKTOP = (1366, 900)
 NARROW_DESKTOP = (1100, 800)
-
-
-@pytest.fixture(scope="module")
-def site():
-    assert (HTML / "index.html").exists(), "build the site first: make book"
-    with served_site() as url:
-        yield url
 
 
 _NO_TRANSITIONS = """*, *::before, *::after, ::backdrop {
@@ -101,12 +94,12 @@ class Device:
 
 
 @pytest.fixture(scope="module")
-def device(browser, site):
+def device(browser, base_url):
     made: dict[tuple[int, int], Device] = {}
 
     def get(size: tuple[int, int]) -> Device:
         if size not in made:
-            made[size] = Device(browser, size, site)
+            made[size] = Device(browser, size, base_url)
         made[size].errors.clear()
         return made[size]
 

@@ -17,7 +17,7 @@ from urllib.parse import quote, urljoin
 import pytest
 from bs4 import BeautifulSoup
 from conftest import ROOT, toc_files
-from site_helpers import HTML, Tab, served_site
+from site_helpers import HTML, Tab
 from sphinx.search.en import SearchEnglish
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
@@ -133,20 +133,13 @@ def test_the_korean_index_holds_stems_only():
 
 
 @pytest.fixture(scope="module")
-def site():
-    assert (HTML / "index.html").exists(), "build the site first: make book"
-    with served_site() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def search(browser, site):
+def search(browser, base_url):
     """search(edition, query) -> [(page, anchor, snippet)], in the order the page lists them."""
     tab = Tab(browser)
 
     def run(edition: str, query: str) -> list[tuple[str, str, str]]:
         prefix = "ko/" if edition == "ko" else ""
-        url = urljoin(site, f"{prefix}search.html?q={quote(query)}")
+        url = urljoin(base_url, f"{prefix}search.html?q={quote(query)}")
         tab.page.goto(url, wait_until="load")
         tab.page.wait_for_function(
             """() => {
@@ -162,7 +155,7 @@ def search(browser, site):
             """items => items.map(li => [
                  li.querySelector('a').href, li.querySelector('p.context').textContent])""",
         )
-        base = urljoin(site, prefix)
+        base = urljoin(base_url, prefix)
         results = []
         for href, snippet in found:
             path, _, anchor = href.removeprefix(base).partition("#")
@@ -255,7 +248,7 @@ def test_korean_search_finds_every_page_that_has_the_word(search):
 
 
 @pytest.mark.xdist_group("search")
-def test_the_browser_stems_korean_as_the_index_does(search, browser, site):
+def test_the_browser_stems_korean_as_the_index_does(search, browser, base_url):
     """The JS stemmer (language_data.js) and the Python one strip the same endings."""
     words = sorted(
         {
@@ -267,7 +260,7 @@ def test_the_browser_stems_korean_as_the_index_does(search, browser, site):
     )
     tab = Tab(browser)
     try:
-        tab.page.goto(urljoin(site, "ko/search.html"), wait_until="load")
+        tab.page.goto(urljoin(base_url, "ko/search.html"), wait_until="load")
         stems = tab.page.evaluate(
             "words => { const s = new Stemmer(); return words.map(w => s.stemWord(w)); }",
             words,
