@@ -273,7 +273,7 @@ def inspect(tab: Tab, base_url: str, path: str) -> PageReport:
                 _NOT_READING_TEXT + (", .bd-article" if path == GLOSSARY else ""),
             )
         # Every width once, the desktop one last: axe runs at it, as the page loaded.
-        chapter = "notebooks" in path.split("/")
+        chapter = path in NOTEBOOK_PAGES
         widths = sorted(set(SEARCH_WIDTHS) | set(CHROME_WIDTHS) | ({LAPTOP[0]} if chapter else set()), reverse=True)
         widths.remove(DESKTOP[0])
         for width in [*widths, DESKTOP[0]]:

@@ -15,19 +15,16 @@ browser, on the text stored in the notebooks.
 from __future__ import annotations
 
 import pytest
-from page_report import LAPTOP
-from site_helpers import site_pages
-
-CHAPTER_PAGES = [p for p in site_pages() if "notebooks" in p.split("/")]
+from page_report import LAPTOP, NOTEBOOK_PAGES
 
 
 def test_both_editions_have_chapter_pages():
-    assert len(CHAPTER_PAGES) >= 2
-    assert any(p.startswith("ko/") for p in CHAPTER_PAGES)
-    assert any(not p.startswith("ko/") for p in CHAPTER_PAGES)
+    assert len(NOTEBOOK_PAGES) >= 2
+    assert any(p.startswith("ko/") for p in NOTEBOOK_PAGES)
+    assert any(not p.startswith("ko/") for p in NOTEBOOK_PAGES)
 
 
-@pytest.mark.parametrize("path", CHAPTER_PAGES)
+@pytest.mark.parametrize("path", NOTEBOOK_PAGES)
 def test_no_code_output_is_wider_than_its_box(report, path):
     wide = report(path).wide_outputs
     assert wide is not None, f"the page's load measured no outputs at {LAPTOP[0]} px"
